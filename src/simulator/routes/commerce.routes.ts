@@ -1,0 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+import type { SimContext } from '../sim-context.js';
+
+// Placeholder: filled in by the commerce simulator work.
+export async function registerCommerceRoutes(_app: FastifyInstance, _ctx: SimContext): Promise<void> {}

@@ -1,0 +1,40 @@
+/**
+ * The upstream error envelope (commerce document, "Errors"): `{ code, message?, fields? }`, where
+ * `fields` are `{ path (JSONPath into the request), code, message }`. Route handlers throw
+ * {@link SimError}; the simulator's error handler writes the envelope.
+ */
+export interface SimFieldError {
+  readonly path: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+export class SimError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields?: readonly SimFieldError[],
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  toBody(): Record<string, unknown> {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.fields ? { fields: this.fields } : {}),
+      ...this.extra,
+    };
+  }
+}
+
+export const notFound = (what: string): SimError =>
+  new SimError(404, 'NOT_FOUND', `${what} was not found or is not visible to the caller`);
+
+/** A 400 for one query, path or body field. `path` is a JSONPath such as `$.offset`. */
+export const invalidField = (path: string, code: string, message: string): SimError =>
+  new SimError(400, code === 'REQUIRED' ? 'INVALID_BODY' : 'INVALID_FORMAT', message, [
+    { path, code, message },
+  ]);
