@@ -73,4 +73,7 @@ export function authenticate(header: string | undefined): AuthResult {
 /** The commerce stores of the fixtures and the account that owns each (DESIGN.md). */
 export const STORE_A = '11111111-1111-4111-8111-111111111111';
 export const STORE_B = '22222222-2222-4222-8222-222222222222';
-export const STORE_ACCOUNTS: Readonly<Record<string, AccountId>> = { [STORE_A]: 'A', [STORE_B]: 'B' };
+export const STORE_ACCOUNTS: Readonly<Record<string, AccountId>> = {
+  [STORE_A]: 'A',
+  [STORE_B]: 'B',
+};

@@ -86,7 +86,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     (options.rateWindowSec ?? 1399) * 1000,
     now,
   );
-  const ipLimits = options.ipLimits === false ? undefined : { ...DEFAULT_IP_LIMITS, ...options.ipLimits };
+  const ipLimits =
+    options.ipLimits === false ? undefined : { ...DEFAULT_IP_LIMITS, ...options.ipLimits };
   const ipWindows = new Map<IpRouteClass, FixedWindows>(
     Object.entries(ipLimits ?? {}).map(([cls, limit]) => [
       cls as IpRouteClass,

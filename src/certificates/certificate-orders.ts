@@ -1,0 +1,47 @@
+/**
+ * Request bodies of the order and reissue calls. The upstream shows none; Weft sends fields named
+ * after the Certificate record, and checks what it can before spending an upstream call.
+ */
+import { ErrorCode } from '../errors/error-codes.js';
+import { GatewayError } from '../errors/gateway-errors.js';
+import type { OrderCertificateInput, ReissueCertificateInput } from '../generated/resolvers.js';
+
+const invalid = (field: string, message: string) =>
+  new GatewayError(ErrorCode.BAD_USER_INPUT, message, { field });
+
+/** Drops null/undefined members (GraphQL nulls mean "not given" for these optional fields). */
+function compact(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(record)
+      .filter(([, value]) => value !== null && value !== undefined)
+      .map(([key, value]) => [
+        key,
+        typeof value === 'object' && !Array.isArray(value)
+          ? compact(value as Record<string, unknown>)
+          : value,
+      ]),
+  );
+}
+
+function checkCsr(csr: string | null | undefined): void {
+  if (csr != null && !/-----BEGIN (NEW )?CERTIFICATE REQUEST-----/.test(csr)) {
+    throw invalid('csr', '`csr` must be a PEM-encoded PKCS#10 certificate request');
+  }
+}
+
+export function buildOrderBody(input: OrderCertificateInput): Record<string, unknown> {
+  checkCsr(input.csr);
+  if (!Number.isInteger(input.period) || input.period < 1) {
+    throw invalid('period', '`period` must be a whole number of years, at least 1');
+  }
+  if (input.productType.trim() === '')
+    throw invalid('productType', '`productType` must not be empty');
+  const { marketId: _marketId, ...body } = input;
+  return compact(body);
+}
+
+export function buildReissueBody(input: ReissueCertificateInput): Record<string, unknown> {
+  checkCsr(input.csr);
+  const { certificateId: _certificateId, ...body } = input;
+  return compact(body);
+}

@@ -1,0 +1,236 @@
+/**
+ * Typed calls to the certificate API (certificate document). Every call goes through the upstream
+ * client; nothing here caches (loaders dedupe per request).
+ */
+import type { Credential } from '../upstream/credential.js';
+import type { UpstreamClient } from '../upstream/upstream-client.js';
+import { requireCredential } from '../upstream/require-credential.js';
+
+export interface ContactDto {
+  email?: string;
+  jobTitle?: string;
+  nameFirst?: string;
+  nameLast?: string;
+  nameMiddle?: string;
+  phone?: string;
+  suffix?: string;
+}
+
+export interface OrganizationDto {
+  address?: Record<string, string>;
+  assumedName?: string;
+  jurisdictionOfIncorporation?: Record<string, string>;
+  name?: string;
+  phone?: string;
+  registrationAgent?: string;
+  registrationNumber?: string;
+}
+
+/** Item of `GET /v2/customers/{customerId}/certificates`. */
+export interface CertificateSummaryDto {
+  certificateId: string;
+  commonName?: string;
+  period?: number;
+  type?: string;
+  status?: string;
+  createdAt?: string;
+  completedAt?: string;
+  validEndAt?: string;
+  validStartAt?: string;
+  revokedAt?: string;
+  renewalAvailable?: boolean;
+  serialNumber?: string;
+  slotSize?: string;
+  subjectAlternativeNames?: string[];
+}
+
+/** `GET /v2/customers/{customerId}/certificates/{certificateId}`. */
+export interface CertificateDetailDto extends CertificateSummaryDto {
+  serialNumberHex?: string;
+  contact?: ContactDto;
+  organization?: OrganizationDto;
+  csr?: string;
+  rootType?: string;
+  deniedReason?: string;
+  progress?: number;
+}
+
+/** Item of `GET /v2/certificates?entitlementId` (the complete record). */
+export interface EntitlementCertificateDto {
+  certificateId: string;
+  commonName?: string;
+  contact?: ContactDto;
+  createdAt?: string;
+  deniedReason?: string;
+  organization?: OrganizationDto;
+  period?: number;
+  productType?: string;
+  progress?: number;
+  revokedAt?: string;
+  rootType?: string;
+  serialNumber?: string;
+  serialNumberHex?: string;
+  slotSize?: string;
+  status?: string;
+  subjectAlternativeNames?: { status?: string; subjectAlternativeName: string }[];
+  validStart?: string;
+  validEnd?: string;
+}
+
+export interface CustomerCertificatePageDto {
+  certificates: CertificateSummaryDto[];
+  pagination: { first?: string; previous?: string; next?: string; last?: string; total?: number };
+}
+
+export interface DomainVerificationDto {
+  domain: string;
+  domainEntityId?: number;
+  dceToken?: string;
+  status?: string;
+  createdAt?: string;
+  modifiedAt?: string;
+  type?: string;
+  usage?: string;
+  certificateAuthorityAuthorization?: {
+    status?: string;
+    queryPaths?: string[];
+    recommendations?: string[];
+    completedAt?: string;
+  };
+}
+
+export interface AcmeBindingDto {
+  directoryUrl: string;
+  keyId: string;
+  hmacKey: string;
+}
+
+export interface DownloadDto {
+  pems: { certificate: string; cross?: string; intermediate?: string; root?: string };
+  serialNumber?: string;
+}
+
+export type SubscriptionSearchItemDto = Record<string, unknown>;
+
+export interface SubscriptionSearchDto {
+  currentPage?: string;
+  data: SubscriptionSearchItemDto[];
+  pageSize?: number;
+  total?: number;
+}
+
+export interface SubscriptionDetailDto extends SubscriptionSearchDto {
+  allowedDomains?: string[];
+  domain?: string;
+  guid: string;
+  maxDomains?: number;
+  subscriptionStartDate?: string;
+  subscriptionEndDate?: string;
+  subscriptionStatus?: string;
+}
+
+export interface SubscriptionQuery {
+  page: number;
+  pageSize: number;
+  domain?: string;
+  status?: string;
+  type?: string;
+  validation?: string;
+}
+
+export interface OrderResultDto {
+  certificateId?: string;
+  subscriptionId?: string;
+  subscriptionCreatedForOrder?: boolean;
+}
+
+export type CertificatesApi = ReturnType<typeof createCertificatesApi>;
+
+export function createCertificatesApi(
+  upstream: UpstreamClient,
+  credential: Credential | undefined,
+) {
+  const get = async <T>(
+    route: string,
+    params: Record<string, string>,
+    query?: Record<string, string | number | undefined>,
+  ) =>
+    (
+      await upstream.request<T>({
+        method: 'GET',
+        route,
+        params,
+        query,
+        credential: requireCredential(credential),
+      })
+    ).data;
+
+  return {
+    certificatesByEntitlement: (entitlementId: string, latest: boolean) =>
+      get<EntitlementCertificateDto[]>(
+        '/v2/certificates',
+        {},
+        { entitlementId, latest: String(latest) },
+      ),
+
+    download: (entitlementId: string) =>
+      get<DownloadDto>('/v2/certificates/download', {}, { entitlementId }),
+
+    customerCertificates: (customerId: string, offset: number, limit: number) =>
+      get<CustomerCertificatePageDto>(
+        '/v2/customers/{customerId}/certificates',
+        { customerId },
+        { offset, limit },
+      ),
+
+    customerCertificate: (customerId: string, certificateId: string) =>
+      get<CertificateDetailDto>('/v2/customers/{customerId}/certificates/{certificateId}', {
+        customerId,
+        certificateId,
+      }),
+
+    domainVerifications: (customerId: string, certificateId: string) =>
+      get<DomainVerificationDto[]>(
+        '/v2/customers/{customerId}/certificates/{certificateId}/domainVerifications',
+        { customerId, certificateId },
+      ),
+
+    domainVerification: (customerId: string, certificateId: string, domain: string) =>
+      get<DomainVerificationDto>(
+        '/v2/customers/{customerId}/certificates/{certificateId}/domainVerifications/{domain}',
+        { customerId, certificateId, domain },
+      ),
+
+    acmeExternalAccountBinding: (customerId: string) =>
+      get<AcmeBindingDto>('/v2/customers/{customerId}/certificates/acme/externalAccountBinding', {
+        customerId,
+      }),
+
+    searchSubscriptions: (query: SubscriptionQuery) =>
+      get<SubscriptionSearchDto>('/v2/certificates/subscriptions/search', {}, { ...query }),
+
+    subscription: (guid: string, query: SubscriptionQuery) =>
+      get<SubscriptionDetailDto>('/v2/certificates/subscription/{guid}', { guid }, { ...query }),
+
+    order: async (body: Record<string, unknown>, marketId: string | undefined) =>
+      (
+        await upstream.request<OrderResultDto>({
+          method: 'POST',
+          route: '/v2/certificates',
+          body,
+          ...(marketId ? { headers: { 'x-market-id': marketId } } : {}),
+          credential: requireCredential(credential),
+        })
+      ).data,
+
+    reissue: async (certificateId: string, body: Record<string, unknown>) => {
+      await upstream.request<undefined>({
+        method: 'POST',
+        route: '/v2/certificates/{certificateId}/reissue',
+        params: { certificateId },
+        body,
+        credential: requireCredential(credential),
+      });
+    },
+  };
+}

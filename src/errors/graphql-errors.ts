@@ -1,0 +1,172 @@
+/**
+ * THE place where errors become GraphQL errors (DESIGN.md "Errors"): Apollo's `formatError` calls
+ * {@link formatGraphQLError}; mutation resolvers call {@link toUserErrors} for upstream 400/409/422.
+ * Anything that is not a typed gateway/upstream error or a graphql-js request error is masked.
+ */
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { ErrorCode } from './error-codes.js';
+import { GatewayError, UpstreamError } from './gateway-errors.js';
+
+/** `UserError` of the graph: `{ code, message, path }`. */
+export interface UserError {
+  code: string;
+  message: string;
+  path: string[] | null;
+}
+
+const STATUS_CODES: Readonly<Record<number, ErrorCode>> = {
+  400: ErrorCode.BAD_USER_INPUT,
+  401: ErrorCode.UNAUTHENTICATED,
+  403: ErrorCode.FORBIDDEN,
+  404: ErrorCode.NOT_FOUND,
+  409: ErrorCode.CONFLICT,
+  422: ErrorCode.BAD_USER_INPUT,
+  429: ErrorCode.RATE_LIMITED,
+};
+
+/** The gateway code for an upstream failure. */
+export function codeOfUpstreamError(error: UpstreamError): ErrorCode {
+  switch (error.kind) {
+    case 'timeout':
+      return ErrorCode.UPSTREAM_TIMEOUT;
+    case 'network':
+    case 'too-large':
+    case 'refused':
+      return ErrorCode.UPSTREAM_ERROR;
+    case 'http': {
+      const status = error.status ?? 500;
+      if (status >= 500) return ErrorCode.UPSTREAM_ERROR;
+      return STATUS_CODES[status] ?? ErrorCode.BAD_USER_INPUT;
+    }
+  }
+}
+
+/** `$.operations.additions[0].name` → `['operations', 'additions', '0', 'name']`. */
+export function jsonPathToPath(jsonPath: string): string[] {
+  return jsonPath
+    .replace(/^\$\.?/, '')
+    .replace(/\[['"]?([^\]'"]+)['"]?\]/g, '.$1')
+    .split('.')
+    .filter((segment) => segment !== '');
+}
+
+function upstreamMessage(error: UpstreamError): string {
+  if (error.kind !== 'http') return error.message;
+  const what = error.status === 429 ? 'rate limited' : `answered ${error.status}`;
+  return `Upstream ${what}${error.upstreamCode ? ` (${error.upstreamCode})` : ''}: ${error.message}`;
+}
+
+function upstreamExtensions(error: UpstreamError): Record<string, unknown> {
+  const code = codeOfUpstreamError(error);
+  return {
+    code,
+    upstream: {
+      route: error.route,
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.upstreamCode === undefined ? {} : { code: error.upstreamCode }),
+      ...(error.fields.length > 0 ? { fields: error.fields } : {}),
+    },
+    ...(error.retryAfterSec === undefined ? {} : { retryAfterSec: error.retryAfterSec }),
+    ...(error.requiredScope === undefined ? {} : { requiredScope: error.requiredScope }),
+    ...(error.outcomeUnknown ? { outcome: 'UNKNOWN' } : {}),
+  };
+}
+
+/** Apollo `formatError`: typed errors get their code; anything unknown is masked with a request id. */
+export function formatGraphQLError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  const base = { locations: formatted.locations, path: formatted.path };
+  if (original instanceof UpstreamError) {
+    return {
+      ...base,
+      message: upstreamMessage(original),
+      extensions: upstreamExtensions(original),
+    };
+  }
+  if (original instanceof GatewayError) {
+    return {
+      ...base,
+      message: original.message,
+      extensions: { ...original.details, code: original.code },
+    };
+  }
+  // Errors graphql-js or Apollo raise themselves (parse, validation, variable coercion) keep their
+  // message and code; they describe the request, not the gateway's internals.
+  const knownCode = formatted.extensions?.code;
+  if (
+    original instanceof GraphQLError &&
+    typeof knownCode === 'string' &&
+    knownCode !== 'INTERNAL_SERVER_ERROR'
+  ) {
+    return { ...formatted, extensions: { code: knownCode } };
+  }
+  if (original instanceof GraphQLError && original.originalError === undefined && !knownCode) {
+    return { ...base, message: formatted.message, extensions: { code: ErrorCode.BAD_USER_INPUT } };
+  }
+  return {
+    ...base,
+    message: INTERNAL_MESSAGE,
+    extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR },
+  };
+}
+
+const INTERNAL_MESSAGE = 'Internal server error';
+
+/**
+ * Every error of a response carries the request id (`extensions.requestId`); a masked internal
+ * error also says it in its message, so a user can quote it. Runs when the response is sent, the
+ * first moment the request id and the formatted errors meet.
+ */
+export function stampRequestId(
+  errors: readonly GraphQLFormattedError[] | undefined,
+  requestId: string,
+): void {
+  for (const error of errors ?? []) {
+    const extensions = (error.extensions ?? {}) as Record<string, unknown>;
+    extensions.requestId = requestId;
+    (error as { extensions: Record<string, unknown> }).extensions = extensions;
+    if (extensions.code === ErrorCode.INTERNAL_SERVER_ERROR && error.message === INTERNAL_MESSAGE) {
+      (error as { message: string }).message =
+        `${INTERNAL_MESSAGE}. Quote request id ${requestId} when reporting it.`;
+    }
+  }
+}
+
+/**
+ * Mutations report upstream 400/409/422 (and gateway input errors) as payload `userErrors`;
+ * everything else stays a GraphQL error and is rethrown. `inputPrefix` roots the paths at the
+ * mutation argument (e.g. `['input']`).
+ */
+export function toUserErrors(
+  error: unknown,
+  inputPrefix: readonly string[] = ['input'],
+): UserError[] {
+  if (error instanceof GatewayError && error.code === ErrorCode.BAD_USER_INPUT) {
+    const field = error.details.field;
+    return [
+      {
+        code: 'INVALID_INPUT',
+        message: error.message,
+        path: typeof field === 'string' ? [...inputPrefix, ...field.split('.')] : null,
+      },
+    ];
+  }
+  if (
+    error instanceof UpstreamError &&
+    error.kind === 'http' &&
+    (error.status === 400 || error.status === 409 || error.status === 422)
+  ) {
+    const code = error.upstreamCode ?? (error.status === 409 ? 'CONFLICT' : 'INVALID');
+    if (error.fields.length === 0) return [{ code, message: error.message, path: null }];
+    return error.fields.map((field) => ({
+      code: field.code || code,
+      message: field.message,
+      path: [...inputPrefix, ...jsonPathToPath(field.path)],
+    }));
+  }
+  throw error;
+}

@@ -1,0 +1,28 @@
+/** `node(id:)`: decodes the global id and asks the owning domain to fetch the object again. */
+import type { Resolvers } from '../generated/resolvers.js';
+import type { GatewayContext } from '../server/context.js';
+import { resolveCertificateNode } from '../certificates/certificates.resolvers.js';
+import { decodeGlobalId } from './global-id.js';
+
+type NodeResolver = (
+  parts: string[],
+  ctx: GatewayContext,
+) => Promise<{ __typename: string } | null>;
+
+/** One entry per `Node` type: typename → how to load it from the parts of its global id. */
+const NODE_LOADERS: Readonly<Record<string, NodeResolver>> = {
+  Certificate: resolveCertificateNode,
+};
+
+export const nodeResolvers: Resolvers = {
+  Query: {
+    node: async (_parent, { id }, ctx) => {
+      const { typename, parts } = decodeGlobalId(id);
+      const load = NODE_LOADERS[typename];
+      return load ? ((await load(parts, ctx)) as never) : null;
+    },
+  },
+  Node: {
+    __resolveType: (parent) => parent.__typename,
+  },
+};

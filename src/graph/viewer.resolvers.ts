@@ -1,0 +1,17 @@
+/** `viewer`: the caller, as the gateway sees it. Answers without an upstream call. */
+import type { Resolvers } from '../generated/resolvers.js';
+import { requireCredential } from '../upstream/require-credential.js';
+import type { Credential } from '../upstream/credential.js';
+
+export interface ViewerParent {
+  credential: Credential;
+}
+
+export const viewerResolvers: Resolvers = {
+  Query: {
+    viewer: (_parent, _args, ctx) => ({ credential: requireCredential(ctx.credential) }),
+  },
+  Viewer: {
+    rateLimit: (parent, _args, ctx) => ctx.budget.snapshot(parent.credential),
+  },
+};

@@ -1,0 +1,118 @@
+/**
+ * Relay connections over the upstream's position-based paging (offset/limit and page/pageSize).
+ * A cursor is an opaque token for an absolute 0-based position; `after` means "start after it".
+ */
+import { ErrorCode } from '../errors/error-codes.js';
+import { GatewayError } from '../errors/gateway-errors.js';
+
+const PREFIX = 'o:';
+
+export const encodeOffsetCursor = (position: number): string =>
+  Buffer.from(`${PREFIX}${position}`).toString('base64url');
+
+export function decodeOffsetCursor(cursor: string, argument = 'after'): number {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = /^o:(\d{1,9})$/.exec(text);
+  if (!match) {
+    throw new GatewayError(
+      ErrorCode.BAD_USER_INPUT,
+      `\`${argument}\` is not a cursor from this connection`,
+      {
+        field: argument,
+      },
+    );
+  }
+  return Number(match[1]);
+}
+
+export interface WindowArgs {
+  first?: number | null;
+  after?: string | null;
+  offset?: number | null;
+}
+
+export interface WindowBounds {
+  defaultFirst: number;
+  maxFirst: number;
+}
+
+/** The slice a connection asks for, validated before any upstream call. */
+export function resolveWindow(
+  args: WindowArgs,
+  bounds: WindowBounds,
+): { start: number; first: number } {
+  const first = args.first ?? bounds.defaultFirst;
+  if (!Number.isInteger(first) || first < 1 || first > bounds.maxFirst) {
+    throw new GatewayError(
+      ErrorCode.BAD_USER_INPUT,
+      `\`first\` must be between 1 and ${bounds.maxFirst}`,
+      {
+        field: 'first',
+      },
+    );
+  }
+  if (args.after != null && args.offset != null) {
+    throw new GatewayError(ErrorCode.BAD_USER_INPUT, 'Pass either `after` or `offset`, not both', {
+      field: 'offset',
+    });
+  }
+  if (args.offset != null && (!Number.isInteger(args.offset) || args.offset < 0)) {
+    throw new GatewayError(ErrorCode.BAD_USER_INPUT, '`offset` must be 0 or more', {
+      field: 'offset',
+    });
+  }
+  const start = args.after != null ? decodeOffsetCursor(args.after) + 1 : (args.offset ?? 0);
+  return { start, first };
+}
+
+/**
+ * The upstream page/pageSize request that covers [start, start+first) in ONE call: the smallest
+ * pageSize ≥ first whose page holds the whole window (a client walking with a fixed `first` always
+ * gets pageSize = first).
+ */
+export function pageCovering(
+  start: number,
+  first: number,
+  maxPageSize: number,
+): { page: number; pageSize: number; skip: number } {
+  for (let pageSize = first; pageSize <= maxPageSize; pageSize += 1) {
+    const page = Math.floor(start / pageSize);
+    if (Math.floor((start + first - 1) / pageSize) === page) {
+      return { page: page + 1, pageSize, skip: start - page * pageSize };
+    }
+  }
+  // No single page fits under the cap: fall back to pageSize = first from the window's own page.
+  const page = Math.floor(start / first);
+  return { page: page + 1, pageSize: first, skip: start - page * first };
+}
+
+export interface Connection<N> {
+  edges: { cursor: string; node: N }[];
+  pageInfo: {
+    hasNextPage: boolean;
+    hasPreviousPage: boolean;
+    startCursor: string | null;
+    endCursor: string | null;
+  };
+  totalCount: number | null;
+}
+
+/** Builds a connection for items that start at absolute position `start`. */
+export function offsetConnection<N>(
+  nodes: readonly N[],
+  start: number,
+  hasNextPage: boolean,
+  totalCount: number | null,
+): Connection<N> {
+  const edges = nodes.map((node, i) => ({ cursor: encodeOffsetCursor(start + i), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage: start > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount,
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Assembles the gateway: upstream client, schema, Apollo Server on Fastify, health routes.
+ * `main.ts` and the tests call {@link createGateway}; nothing here reads the environment.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { formatGraphQLError } from '../errors/graphql-errors.js';
+import { buildLocalSchema } from '../graph/build-schema.js';
+import { createBudgetTracker } from '../upstream/budget-tracker.js';
+import { bearerToken, createCredentialFactory } from '../upstream/credential.js';
+import { createTransport } from '../upstream/http-transport.js';
+import { DEFAULT_RETRY_POLICY } from '../upstream/retry-policy.js';
+import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.js';
+import { requestLifecyclePlugin } from './apollo-plugins.js';
+import { createGatewayContext, type GatewayContext } from './context.js';
+import { registerHealthRoutes } from './health.routes.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+
+export interface Gateway {
+  readonly app: FastifyInstance;
+  readonly upstream: UpstreamClient;
+  /** Listens and returns the base URL (`http://host:port`). */
+  listen(): Promise<string>;
+  /** Stops accepting, finishes in-flight requests, closes the upstream pools. */
+  close(): Promise<void>;
+}
+
+export async function createGateway(
+  config: Config,
+  logger: Logger,
+  upstreamUrl: string,
+): Promise<Gateway> {
+  const credentialFor = createCredentialFactory(config.CREDENTIAL_HMAC_SECRET);
+  const budget = createBudgetTracker({
+    limit: config.UPSTREAM_RATE_LIMIT,
+    windowSec: config.UPSTREAM_RATE_WINDOW_SEC,
+  });
+  const upstreamLog = logger.child({ component: 'upstream' });
+  const upstream = createUpstreamClient({
+    transport: createTransport({
+      baseUrl: upstreamUrl,
+      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+      headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+      maxResponseBytes: config.UPSTREAM_MAX_RESPONSE_BYTES,
+      connections: config.UPSTREAM_CONNECTIONS,
+    }),
+    deadlineMs: config.UPSTREAM_DEADLINE_MS,
+    retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.UPSTREAM_MAX_ATTEMPTS },
+    observe: ({ call, status, rateLimit, durationMs, attempt }) => {
+      if (rateLimit) budget.record(call.credential.id, rateLimit);
+      upstreamLog.debug(
+        { route: `${call.method} ${call.route}`, status, durationMs, attempt },
+        'upstream call',
+      );
+    },
+  });
+
+  const schema = await buildLocalSchema();
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: requestIdOf,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+
+  const apollo = new ApolloServer<GatewayContext>({
+    schema,
+    introspection: config.INTROSPECTION,
+    csrfPrevention: true,
+    allowBatchedHttpRequests: false,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatGraphQLError,
+    plugins: [
+      fastifyApolloDrainPlugin(app),
+      ApolloServerPluginLandingPageDisabled(),
+      requestLifecyclePlugin(),
+    ],
+  });
+  await apollo.start();
+
+  app.route({
+    url: '/graphql',
+    method: ['GET', 'POST', 'OPTIONS'],
+    handler: fastifyApolloHandler(apollo, {
+      context: async (request) => {
+        const token = bearerToken(request.headers.authorization);
+        return createGatewayContext(
+          { upstream, budget },
+          {
+            requestId: request.id,
+            credential: token ? credentialFor(token) : undefined,
+            logger: request.log,
+          },
+        );
+      },
+    }),
+  });
+
+  registerHealthRoutes(app, { schemaReady: () => true, upstreamReachable: () => upstream.probe() });
+
+  return {
+    app,
+    upstream,
+    async listen() {
+      await app.listen({ port: config.PORT, host: config.HOST });
+      const address = app.server.address();
+      if (address === null || typeof address === 'string')
+        throw new Error('gateway has no TCP address');
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+    },
+    async close() {
+      await app.close();
+      await upstream.close();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * `/healthz`: the process is alive. `/readyz`: the schema is built and the upstream answers (any
+ * HTTP status counts; the probe sends no credential, so it costs no budget). The probe result is
+ * reused for a couple of seconds so frequent checks do not hammer the upstream.
+ */
+import type { FastifyInstance } from 'fastify';
+
+export interface ReadinessChecks {
+  schemaReady: () => boolean;
+  upstreamReachable: () => Promise<boolean>;
+}
+
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  checks: ReadinessChecks,
+  ttlMs = 2_000,
+): void {
+  let cached: { at: number; ok: boolean } | undefined;
+  const upstreamOk = async () => {
+    if (cached && Date.now() - cached.at < ttlMs) return cached.ok;
+    const ok = await checks.upstreamReachable();
+    cached = { at: Date.now(), ok };
+    return ok;
+  };
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const schema = checks.schemaReady();
+    const upstream = await upstreamOk();
+    const ready = schema && upstream;
+    return reply
+      .status(ready ? 200 : 503)
+      .send({ status: ready ? 'ready' : 'not-ready', checks: { schema, upstream } });
+  });
+}

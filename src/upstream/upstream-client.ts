@@ -1,0 +1,171 @@
+/**
+ * THE way out of the gateway (DESIGN.md): every REST call and every subgraph request goes through
+ * {@link UpstreamClient.request}. This layer owns the per-operation deadline, the retry policy and the
+ * translation of non-2xx answers into typed {@link UpstreamError}s.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UpstreamError } from '../errors/gateway-errors.js';
+import {
+  parseErrorEnvelope,
+  parseRateLimitHeaders,
+  retryAfterSeconds,
+} from './response-envelope.js';
+import {
+  backoffDelayMs,
+  isRetryableMethod,
+  isRetryableStatus,
+  type RetryPolicy,
+} from './retry-policy.js';
+import { routeLabel, wasNotSent, type RawResponse, type Transport } from './http-transport.js';
+import {
+  isStreamBody,
+  type RateLimitHeaders,
+  type UpstreamCall,
+  type UpstreamResponse,
+} from './upstream-call.js';
+
+/** What the client reports after every attempt that got an HTTP answer (metrics, budget feedback). */
+export interface UpstreamObservation {
+  readonly call: UpstreamCall;
+  readonly status: number;
+  readonly rateLimit: RateLimitHeaders | undefined;
+  readonly durationMs: number;
+  readonly attempt: number;
+}
+
+export interface UpstreamClient {
+  request<T>(call: UpstreamCall): Promise<UpstreamResponse<T>>;
+  probe(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface UpstreamClientOptions {
+  readonly transport: Transport;
+  readonly deadlineMs: number;
+  readonly retry: RetryPolicy;
+  readonly observe?: (observation: UpstreamObservation) => void;
+  readonly random?: () => number;
+  readonly now?: () => number;
+}
+
+function httpError(call: UpstreamCall, response: RawResponse): UpstreamError {
+  const envelope = parseErrorEnvelope(response.body);
+  return new UpstreamError({
+    kind: 'http',
+    method: call.method,
+    route: call.route,
+    status: response.status,
+    upstreamCode: envelope.code,
+    message: envelope.message ?? `HTTP ${response.status} from ${routeLabel(call)}`,
+    fields: envelope.fields,
+    ...(response.status === 429
+      ? { retryAfterSec: retryAfterSeconds(envelope, response.headers) }
+      : {}),
+    ...(envelope.requiredScope ? { requiredScope: envelope.requiredScope } : {}),
+    // A write answered 5xx may or may not have been applied.
+    outcomeUnknown: response.status >= 500 && !isRetryableMethod(call.method, call.idempotent),
+  });
+}
+
+/** A write that failed after it may have reached the upstream: its outcome is unknown. */
+function withUnknownOutcome(call: UpstreamCall, error: UpstreamError): UpstreamError {
+  if (
+    isRetryableMethod(call.method, call.idempotent) ||
+    wasNotSent(error) ||
+    error.outcomeUnknown
+  ) {
+    return error;
+  }
+  return new UpstreamError({
+    kind: error.kind,
+    method: error.method,
+    route: error.route,
+    message: error.message,
+    outcomeUnknown: true,
+    cause: error.cause,
+  });
+}
+
+export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+
+  const deadlineError = (call: UpstreamCall, cause?: unknown) =>
+    withUnknownOutcome(
+      call,
+      new UpstreamError({
+        kind: 'timeout',
+        method: call.method,
+        route: call.route,
+        message: `Upstream did not answer ${routeLabel(call)} within the deadline`,
+        cause,
+      }),
+    );
+
+  return {
+    async request<T>(call: UpstreamCall): Promise<UpstreamResponse<T>> {
+      const deadline = now() + (call.deadlineMs ?? options.deadlineMs);
+      // A streamed body can be read once: it is never resent, whatever the method.
+      const retryable = isRetryableMethod(call.method, call.idempotent) && !isStreamBody(call.body);
+      const maxAttempts = retryable ? options.retry.maxAttempts : 1;
+
+      for (let attempt = 1; ; attempt += 1) {
+        const remaining = deadline - now();
+        if (remaining <= 0) throw deadlineError(call);
+        const signals = [AbortSignal.timeout(remaining)];
+        if (call.signal) signals.push(call.signal);
+        const started = now();
+        let response: RawResponse;
+        try {
+          response = await options.transport.send(call, AbortSignal.any(signals));
+        } catch (error) {
+          if (!(error instanceof UpstreamError)) throw error;
+          const canRetry =
+            attempt < maxAttempts && (error.kind === 'network' || error.kind === 'timeout');
+          const delay = backoffDelayMs(attempt, options.retry, random);
+          if (canRetry && now() + delay < deadline) {
+            await sleep(delay);
+            continue;
+          }
+          throw error.kind === 'timeout'
+            ? deadlineError(call, error.cause)
+            : withUnknownOutcome(call, error);
+        }
+
+        const rateLimit = parseRateLimitHeaders(response.headers);
+        options.observe?.({
+          call,
+          status: response.status,
+          rateLimit,
+          durationMs: now() - started,
+          attempt,
+        });
+        if (response.status >= 200 && response.status < 300) {
+          return {
+            status: response.status,
+            data: response.body as T,
+            headers: response.headers,
+            rateLimit,
+          };
+        }
+
+        const error = httpError(call, response);
+        if (attempt < maxAttempts) {
+          const delay =
+            response.status === 429
+              ? (error.retryAfterSec ?? 1) * 1000
+              : isRetryableStatus(response.status)
+                ? backoffDelayMs(attempt, options.retry, random)
+                : undefined;
+          if (delay !== undefined && now() + delay < deadline) {
+            await sleep(delay);
+            continue;
+          }
+        }
+        throw error;
+      }
+    },
+    probe: (timeoutMs = 2_000) => options.transport.probe(AbortSignal.timeout(timeoutMs)),
+    close: () => options.transport.close(),
+  };
+}
