@@ -1,5 +1,5 @@
 /** The per-request context every resolver receives: credential, request id, and fresh loaders. */
-import type { Logger } from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Credential } from '../upstream/credential.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import type { BudgetTracker } from '../upstream/budget-tracker.js';
@@ -13,7 +13,7 @@ export interface GatewayContext {
   readonly requestId: string;
   /** Absent when the request carried no (well-formed) bearer token. */
   readonly credential: Credential | undefined;
-  readonly logger: Logger;
+  readonly logger: FastifyBaseLogger;
   readonly budget: BudgetTracker;
   readonly certificates: { readonly api: CertificatesApi; readonly loaders: CertificateLoaders };
 }
@@ -25,7 +25,7 @@ export interface ContextDependencies {
 
 export function createGatewayContext(
   deps: ContextDependencies,
-  request: { requestId: string; credential: Credential | undefined; logger: Logger },
+  request: { requestId: string; credential: Credential | undefined; logger: FastifyBaseLogger },
 ): GatewayContext {
   const certificatesApi = createCertificatesApi(deps.upstream, request.credential);
   return {

@@ -2,7 +2,7 @@
  * Assembles the gateway: upstream client, schema, Apollo Server on Fastify, health routes.
  * `main.ts` and the tests call {@link createGateway}; nothing here reads the environment.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
@@ -62,13 +62,19 @@ export async function createGateway(
 
   const schema = await buildLocalSchema();
   const app = Fastify({
-    loggerInstance: logger,
+    loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdOf,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  // While shutting down, responses to in-flight requests close their keep-alive connection, so the
+  // server can finish instead of waiting out the clients' idle sockets.
+  let closing = false;
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
   });
 
   const apollo = new ApolloServer<GatewayContext>({
@@ -118,6 +124,7 @@ export async function createGateway(
       return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
     },
     async close() {
+      closing = true;
       await app.close();
       await upstream.close();
     },

@@ -33,8 +33,13 @@ export class SimError extends Error {
 export const notFound = (what: string): SimError =>
   new SimError(404, 'NOT_FOUND', `${what} was not found or is not visible to the caller`);
 
-/** A 400 for one query, path or body field. `path` is a JSONPath such as `$.offset`. */
-export const invalidField = (path: string, code: string, message: string): SimError =>
-  new SimError(400, code === 'REQUIRED' ? 'INVALID_BODY' : 'INVALID_FORMAT', message, [
-    { path, code, message },
-  ]);
+/**
+ * A 400 for one query, path or body field. `path` is a JSONPath such as `$.offset`; the envelope
+ * code is INVALID_FORMAT unless the caller says INVALID_BODY (a required body field is missing).
+ */
+export const invalidField = (
+  path: string,
+  code: string,
+  message: string,
+  envelopeCode: 'INVALID_FORMAT' | 'INVALID_BODY' = 'INVALID_FORMAT',
+): SimError => new SimError(400, envelopeCode, message, [{ path, code, message }]);

@@ -111,6 +111,16 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     }
     return reply.status(500).send({ code: 'INTERNAL_ERROR', message: 'internal error' });
   });
+  // Like the real API, a JSON content type with an empty body (DELETE, POST …/deployments) is fine.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new SimError(400, 'INVALID_BODY', 'request body is not valid JSON'), undefined);
+    }
+  });
   app.setNotFoundHandler((_request, reply) =>
     reply.status(404).send({ code: 'NOT_FOUND', message: 'no such path' }),
   );

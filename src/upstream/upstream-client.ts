@@ -3,7 +3,7 @@
  * {@link UpstreamClient.request}. This layer owns the per-operation deadline, the retry policy and the
  * translation of non-2xx answers into typed {@link UpstreamError}s.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { UpstreamError } from '../errors/gateway-errors.js';
 import {
   parseErrorEnvelope,
@@ -46,6 +46,8 @@ export interface UpstreamClientOptions {
   readonly observe?: (observation: UpstreamObservation) => void;
   readonly random?: () => number;
   readonly now?: () => number;
+  /** Waits between attempts (injectable so tests can see the delays). */
+  readonly sleep?: (ms: number) => Promise<unknown>;
 }
 
 function httpError(call: UpstreamCall, response: RawResponse): UpstreamError {
@@ -89,6 +91,7 @@ function withUnknownOutcome(call: UpstreamCall, error: UpstreamError): UpstreamE
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? ((ms: number) => delay(ms));
 
   const deadlineError = (call: UpstreamCall, cause?: unknown) =>
     withUnknownOutcome(
@@ -122,9 +125,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           if (!(error instanceof UpstreamError)) throw error;
           const canRetry =
             attempt < maxAttempts && (error.kind === 'network' || error.kind === 'timeout');
-          const delay = backoffDelayMs(attempt, options.retry, random);
-          if (canRetry && now() + delay < deadline) {
-            await sleep(delay);
+          const wait = backoffDelayMs(attempt, options.retry, random);
+          if (canRetry && now() + wait < deadline) {
+            await sleep(wait);
             continue;
           }
           throw error.kind === 'timeout'
@@ -151,14 +154,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
 
         const error = httpError(call, response);
         if (attempt < maxAttempts) {
-          const delay =
+          const wait =
             response.status === 429
               ? (error.retryAfterSec ?? 1) * 1000
               : isRetryableStatus(response.status)
                 ? backoffDelayMs(attempt, options.retry, random)
                 : undefined;
-          if (delay !== undefined && now() + delay < deadline) {
-            await sleep(delay);
+          if (wait !== undefined && now() + wait < deadline) {
+            await sleep(wait);
             continue;
           }
         }

@@ -1,6 +1,10 @@
 /** Starts a real simulator on port 0 for a test file and talks to it over HTTP. */
 import { request } from 'undici';
-import { createSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/simulator.js';
+import {
+  createSimulator,
+  type Simulator,
+  type SimulatorOptions,
+} from '../../src/simulator/simulator.js';
 import type { SimStatsSnapshot } from '../../src/simulator/sim-stats.js';
 
 export interface RunningSimulator {
@@ -37,7 +41,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       // not JSON: keep the text
     }
     const flatHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) flatHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    for (const [k, v] of Object.entries(res.headers))
+      flatHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v);
     return { status: res.statusCode, headers: flatHeaders, body: parsed };
   };
   return {

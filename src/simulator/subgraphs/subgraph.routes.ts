@@ -1,5 +1,167 @@
-import type { FastifyInstance } from 'fastify';
+/**
+ * The three commerce GraphQL endpoints (commerce document, "GraphQL endpoints"):
+ *
+ * | route | store | scopes |
+ * |---|---|---|
+ * | POST /v2/commerce/stores/{storeId}/catalog-subgraph | header `x-store-id` (wins over the path) | product:read / product:write |
+ * | POST /v2/commerce/stores/{storeId}/tax-subgraph | same | tax:read / tax:create, :write, :delete by mutation |
+ * | POST /v1/commerce/order-subgraph | none (orders carry their store) | order:read / :create, :update, :cancel, :complete |
+ *
+ * The core has already authenticated the caller (401) and counted the credential window (429). In
+ * the handler, in this order: the catalog's own per-minute burst window (429), the body (400), the
+ * store (catalog: 400 without `x-store-id`; tax: HTTP 200 `AUTHENTICATION_ERROR`, the documented
+ * quirk; both: 404 for an unknown store or one of another account), the operation's scopes (403),
+ * then GraphQL (200 with `data` and/or `errors`).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { STORE_ACCOUNTS, type SimPrincipal } from '../accounts.js';
 import type { SimContext } from '../sim-context.js';
+import { notFound, SimError } from '../sim-errors.js';
+import { createCatalogSchema } from './catalog.schema.js';
+import { createOrderSchema } from './order.schema.js';
+import { unique } from './subgraph-common.js';
+import { parseRequestBody, runGraphQL, type ScopePolicy } from './subgraph-graphql.js';
+import { createTaxSchema } from './tax.schema.js';
 
-// Placeholder: filled in by the commerce simulator work.
-export async function registerSubgraphRoutes(_app: FastifyInstance, _ctx: SimContext): Promise<void> {}
+const CATALOG_WINDOW_MS = 60_000;
+
+/** Catalog: reads need `product:read`, every mutation `product:write` (document's scope table). */
+export const catalogScopes: ScopePolicy = (operation) => [
+  operation === 'mutation' ? 'commerce.product:write' : 'commerce.product:read',
+];
+
+/** Tax mutations "by operation": `create*` → create, `delete*` → delete, anything else → write. */
+export const taxScopes: ScopePolicy = (operation, fields) => {
+  if (operation !== 'mutation') return ['commerce.tax:read'];
+  const scopes = fields
+    .filter((field) => field !== '__typename')
+    .map((field) => {
+      if (field.startsWith('create')) return 'commerce.tax:create';
+      if (field.startsWith('delete')) return 'commerce.tax:delete';
+      return 'commerce.tax:write';
+    });
+  return scopes.length > 0 ? unique(scopes) : ['commerce.tax:write'];
+};
+
+const ORDER_MUTATION_SCOPES: Readonly<Record<string, string>> = {
+  createOrder: 'commerce.order:create',
+  updateOrder: 'commerce.order:update',
+  cancelOrder: 'commerce.order:cancel',
+  completeOrder: 'commerce.order:complete',
+};
+
+/** Orders: one scope per mutation; a field the schema lacks falls back to `:update`. */
+export const orderScopes: ScopePolicy = (operation, fields) => {
+  if (operation !== 'mutation') return ['commerce.order:read'];
+  const scopes = fields
+    .filter((field) => field !== '__typename')
+    .map((field) => ORDER_MUTATION_SCOPES[field] ?? 'commerce.order:update');
+  return scopes.length > 0 ? unique(scopes) : ['commerce.order:update'];
+};
+
+/** The catalog's own burst limit, per credential per minute; its size is read per request. */
+function createCatalogWindow(ctx: SimContext): (principal: SimPrincipal) => void {
+  const windows = new Map<string, { startedAt: number; used: number }>();
+  ctx.onReset.push(() => windows.clear());
+  return (principal) => {
+    const now = ctx.now();
+    let window = windows.get(principal.token);
+    if (!window || now - window.startedAt >= CATALOG_WINDOW_MS) {
+      window = { startedAt: now, used: 0 };
+      windows.set(principal.token, window);
+    }
+    const limit = ctx.knobs.catalogPerMinute;
+    if (window.used >= limit) {
+      const retryAfterSec = Math.max(
+        1,
+        Math.ceil((window.startedAt + CATALOG_WINDOW_MS - now) / 1000),
+      );
+      throw new SimError(
+        429,
+        'TOO_MANY_REQUESTS',
+        `catalog rate exceeded: ${limit} requests per minute per credential`,
+        undefined,
+        { retryAfterSec },
+      );
+    }
+    window.used += 1;
+  };
+}
+
+/** The store named by `x-store-id`; the path's storeId is ignored (the header wins). */
+function headerStore(request: FastifyRequest): string | undefined {
+  const raw = request.headers['x-store-id'];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** 404 for a store that does not exist and for one of another account alike. */
+function visibleStore(storeId: string, principal: SimPrincipal): string {
+  if (STORE_ACCOUNTS[storeId] !== principal.accountId) throw notFound(`store ${storeId}`);
+  return storeId;
+}
+
+export async function registerSubgraphRoutes(app: FastifyInstance, ctx: SimContext): Promise<void> {
+  const catalogSchema = createCatalogSchema();
+  const taxSchema = createTaxSchema();
+  const orderSchema = createOrderSchema();
+  const takeCatalog = createCatalogWindow(ctx);
+  const context = (principal: SimPrincipal, storeId: string | null) => ({
+    state: ctx.state.subgraphs,
+    accountId: principal.accountId,
+    storeId,
+    now: ctx.now,
+  });
+
+  app.post('/v2/commerce/stores/:storeId/catalog-subgraph', async (request) => {
+    const { principal } = request;
+    takeCatalog(principal);
+    const body = parseRequestBody(request.body);
+    const storeId = headerStore(request);
+    if (storeId === undefined) {
+      const message = 'header x-store-id is required';
+      throw new SimError(400, 'INVALID_REQUEST', message, [
+        { path: "$.headers['x-store-id']", code: 'REQUIRED', message },
+      ]);
+    }
+    visibleStore(storeId, principal);
+    return runGraphQL({
+      schema: catalogSchema,
+      body,
+      principal,
+      scopes: catalogScopes,
+      context: context(principal, storeId),
+    });
+  });
+
+  app.post('/v2/commerce/stores/:storeId/tax-subgraph', async (request) => {
+    const { principal } = request;
+    const body = parseRequestBody(request.body);
+    const storeId = headerStore(request);
+    if (storeId === undefined) {
+      // Documented quirk: HTTP 200 with a GraphQL error, not a 401.
+      return {
+        errors: [{ message: 'Failed to authorize', extensions: { code: 'AUTHENTICATION_ERROR' } }],
+      };
+    }
+    visibleStore(storeId, principal);
+    return runGraphQL({
+      schema: taxSchema,
+      body,
+      principal,
+      scopes: taxScopes,
+      context: context(principal, storeId),
+    });
+  });
+
+  app.post('/v1/commerce/order-subgraph', async (request) => {
+    const { principal } = request;
+    return runGraphQL({
+      schema: orderSchema,
+      body: parseRequestBody(request.body),
+      principal,
+      scopes: orderScopes,
+      context: context(principal, null),
+    });
+  });
+}
