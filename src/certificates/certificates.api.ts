@@ -2,9 +2,8 @@
  * Typed calls to the certificate API (certificate document). Every call goes through the upstream
  * client; nothing here caches (loaders dedupe per request).
  */
-import type { Credential } from '../upstream/credential.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
-import { requireCredential } from '../upstream/require-credential.js';
+import { callerOf, type RequestScope } from '../upstream/request-scope.js';
 
 export interface ContactDto {
   email?: string;
@@ -146,10 +145,7 @@ export interface OrderResultDto {
 
 export type CertificatesApi = ReturnType<typeof createCertificatesApi>;
 
-export function createCertificatesApi(
-  upstream: UpstreamClient,
-  credential: Credential | undefined,
-) {
+export function createCertificatesApi(upstream: UpstreamClient, scope: RequestScope) {
   const get = async <T>(
     route: string,
     params: Record<string, string>,
@@ -161,7 +157,7 @@ export function createCertificatesApi(
         route,
         params,
         query,
-        credential: requireCredential(credential),
+        ...callerOf(scope),
       })
     ).data;
 
@@ -219,7 +215,7 @@ export function createCertificatesApi(
           route: '/v2/certificates',
           body,
           ...(marketId ? { headers: { 'x-market-id': marketId } } : {}),
-          credential: requireCredential(credential),
+          ...callerOf(scope),
         })
       ).data,
 
@@ -229,7 +225,7 @@ export function createCertificatesApi(
         route: '/v2/certificates/{certificateId}/reissue',
         params: { certificateId },
         body,
-        credential: requireCredential(credential),
+        ...callerOf(scope),
       });
     },
   };

@@ -27,7 +27,7 @@ export function createGatewayContext(
   deps: ContextDependencies,
   request: { requestId: string; credential: Credential | undefined; logger: FastifyBaseLogger },
 ): GatewayContext {
-  const certificatesApi = createCertificatesApi(deps.upstream, request.credential);
+  const certificatesApi = createCertificatesApi(deps.upstream, request);
   return {
     ...request,
     budget: deps.budget,

@@ -10,11 +10,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { formatGraphQLError } from '../errors/graphql-errors.js';
 import { buildLocalSchema } from '../graph/build-schema.js';
-import { createBudgetTracker } from '../upstream/budget-tracker.js';
 import { bearerToken, createCredentialFactory } from '../upstream/credential.js';
-import { createTransport } from '../upstream/http-transport.js';
-import { DEFAULT_RETRY_POLICY } from '../upstream/retry-policy.js';
-import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.js';
+import { createUpstreamStack } from '../upstream/create-upstream-stack.js';
+import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { requestLifecyclePlugin } from './apollo-plugins.js';
 import { createGatewayContext, type GatewayContext } from './context.js';
 import { registerHealthRoutes } from './health.routes.js';
@@ -35,30 +33,8 @@ export async function createGateway(
   upstreamUrl: string,
 ): Promise<Gateway> {
   const credentialFor = createCredentialFactory(config.CREDENTIAL_HMAC_SECRET);
-  const budget = createBudgetTracker({
-    limit: config.UPSTREAM_RATE_LIMIT,
-    windowSec: config.UPSTREAM_RATE_WINDOW_SEC,
-  });
-  const upstreamLog = logger.child({ component: 'upstream' });
-  const upstream = createUpstreamClient({
-    transport: createTransport({
-      baseUrl: upstreamUrl,
-      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
-      headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
-      bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
-      maxResponseBytes: config.UPSTREAM_MAX_RESPONSE_BYTES,
-      connections: config.UPSTREAM_CONNECTIONS,
-    }),
-    deadlineMs: config.UPSTREAM_DEADLINE_MS,
-    retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.UPSTREAM_MAX_ATTEMPTS },
-    observe: ({ call, status, rateLimit, durationMs, attempt }) => {
-      if (rateLimit) budget.record(call.credential.id, rateLimit);
-      upstreamLog.debug(
-        { route: `${call.method} ${call.route}`, status, durationMs, attempt },
-        'upstream call',
-      );
-    },
-  });
+  const upstreamStack = createUpstreamStack(config, logger as FastifyBaseLogger, upstreamUrl);
+  const { client: upstream, budget } = upstreamStack;
 
   const schema = await buildLocalSchema();
   const app = Fastify({
@@ -126,7 +102,7 @@ export async function createGateway(
     async close() {
       closing = true;
       await app.close();
-      await upstream.close();
+      await upstreamStack.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 /** The shape of one call through the upstream client, and of its answer. */
 import type { Readable } from 'node:stream';
 import type { Credential } from './credential.js';
+import type { RequestScope } from './request-scope.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -26,6 +27,8 @@ export interface UpstreamCall {
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
   readonly credential: Credential;
+  /** The GraphQL request this call serves (absent for calls made outside a request). */
+  readonly scope?: RequestScope;
   /** Marks a non-GET method as safe to retry (none of the seed operations is). */
   readonly idempotent?: boolean;
   /** Overrides the configured per-operation deadline. */

@@ -1,0 +1,19 @@
+/**
+ * What an upstream call knows of the GraphQL request it serves: the caller's credential and the
+ * request id. Domain APIs receive one per request and pass it on every call, so the upstream layer
+ * can report back per request (e.g. a value served stale, budget spent) without the domains knowing.
+ */
+import { requireCredential } from './require-credential.js';
+import type { Credential } from './credential.js';
+
+export interface RequestScope {
+  /** Absent when the request carried no (well-formed) bearer token. */
+  readonly credential: Credential | undefined;
+  readonly requestId: string;
+}
+
+/** The `credential` and `scope` members of an {@link UpstreamCall}; UNAUTHENTICATED without a token. */
+export const callerOf = (scope: RequestScope): { credential: Credential; scope: RequestScope } => ({
+  credential: requireCredential(scope.credential),
+  scope,
+});
