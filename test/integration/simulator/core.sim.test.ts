@@ -39,12 +39,13 @@ describe('simulator conventions', () => {
 
   it('answers 401 for a missing, malformed or unknown token, with the envelope', async () => {
     sim = await startSimulator();
-    for (const headers of [
+    const variants: Record<string, string>[] = [
       {},
       { authorization: 'Basic abc' },
       { authorization: 'Bearer ' },
       { authorization: 'Bearer nope' },
-    ]) {
+    ];
+    for (const headers of variants) {
       const res = await sim.call('GET', LIST, { headers });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ code: 'UNAUTHORIZED', message: expect.any(String) });
