@@ -33,7 +33,12 @@ export type UpstreamFailureKind =
   /** The response body passed the size cap. */
   | 'too-large'
   /** The gateway refused to send the call (e.g. a foreign origin). */
-  | 'refused';
+  | 'refused'
+  /**
+   * A GraphQL subgraph answered HTTP 200 with an entry of `errors`: `upstreamCode` is its
+   * `extensions.code` (see subgraph-errors.ts).
+   */
+  | 'graphql';
 
 export interface UpstreamErrorInit {
   kind: UpstreamFailureKind;

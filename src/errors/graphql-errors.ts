@@ -7,6 +7,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ErrorCode } from './error-codes.js';
 import { GatewayError, UpstreamError } from './gateway-errors.js';
+import { codeOfSubgraphError } from './subgraph-errors.js';
 
 /** `UserError` of the graph: `{ code, message, path }`. */
 export interface UserError {
@@ -34,6 +35,8 @@ export function codeOfUpstreamError(error: UpstreamError): ErrorCode {
     case 'too-large':
     case 'refused':
       return ErrorCode.UPSTREAM_ERROR;
+    case 'graphql':
+      return codeOfSubgraphError(error.upstreamCode);
     case 'http': {
       const status = error.status ?? 500;
       if (status >= 500) return ErrorCode.UPSTREAM_ERROR;
@@ -73,12 +76,47 @@ function upstreamExtensions(error: UpstreamError): Record<string, unknown> {
   };
 }
 
+/**
+ * The error a resolver (or a subgraph executor) originally raised. Apollo's `unwrapResolverError`
+ * peels one layer; a stitched field's error is a GraphQL error relocated from the subgraph's result,
+ * so the typed error sits deeper. Several errors for one field (an AggregateError) are reported by
+ * their first.
+ */
+export function rootCauseOf(error: unknown): unknown {
+  let current = unwrapResolverError(error);
+  for (let depth = 0; depth < 8; depth += 1) {
+    if (current instanceof AggregateError && current.errors.length > 0) {
+      current = current.errors[0];
+      continue;
+    }
+    const inner =
+      typeof current === 'object' && current !== null && 'originalError' in current
+        ? (current as { originalError?: unknown }).originalError
+        : undefined;
+    if (!(inner instanceof Error)) break;
+    current = inner;
+  }
+  return current;
+}
+
+export interface FormatOptions {
+  /**
+   * Drop graphql-js's "Did you mean …?" (production): suggestions spell out the schema to someone
+   * probing it, in every phase (validation and variable coercion alike).
+   */
+  readonly hideSuggestions?: boolean;
+}
+
+/** graphql-js ends a message with its suggestion: ` Did you mean "x" or "y"?`. */
+const SUGGESTION = / ?Did you mean(.+?)\?$/;
+
 /** Apollo `formatError`: typed errors get their code; anything unknown is masked with a request id. */
 export function formatGraphQLError(
   formatted: GraphQLFormattedError,
   error: unknown,
+  options: FormatOptions = {},
 ): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const original = rootCauseOf(error);
   const base = { locations: formatted.locations, path: formatted.path };
   if (original instanceof UpstreamError) {
     return {
@@ -99,7 +137,15 @@ export function formatGraphQLError(
   // Decided by code, not `instanceof GraphQLError`: a test runner may load graphql twice.
   const knownCode = formatted.extensions?.code;
   if (typeof knownCode === 'string' && knownCode !== ErrorCode.INTERNAL_SERVER_ERROR) {
-    return { ...formatted, extensions: { code: knownCode } };
+    const message = options.hideSuggestions
+      ? formatted.message.replace(SUGGESTION, '')
+      : formatted.message;
+    return { ...formatted, message, extensions: { code: knownCode } };
+  }
+  // Apollo's own request errors without a code (an APQ hash that is not the document's, an
+  // unsupported APQ version) are 4xx answers about the request, not internal failures.
+  if (isCodelessRequestError(error)) {
+    return { ...base, message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
   }
   return {
     ...base,
@@ -109,6 +155,22 @@ export function formatGraphQLError(
 }
 
 const INTERNAL_MESSAGE = 'Internal server error';
+
+function isCodelessRequestError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { extensions, originalError } = error as {
+    extensions?: { code?: unknown; http?: { status?: unknown } };
+    originalError?: unknown;
+  };
+  const status = extensions?.http?.status;
+  return (
+    originalError == null &&
+    extensions?.code === undefined &&
+    typeof status === 'number' &&
+    status >= 400 &&
+    status < 500
+  );
+}
 
 /**
  * Every error of a response carries the request id (`extensions.requestId`); a masked internal

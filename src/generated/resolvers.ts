@@ -3,6 +3,9 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { CertificateParent, CertificateCustomerParent } from '../certificates/certificates.mappers.js';
 import type { SubscriptionDetailDto, SubscriptionSearchItemDto } from '../certificates/certificates.api.js';
 import type { ViewerParent } from '../graph/viewer.resolvers.js';
+import type { StoreParent, ChannelParent, StoreCustomerParent, TransactionParent } from '../commerce/commerce.mappers.js';
+import type { AppParent, AppJobParent, AppSourceUploadParent, AppDeploymentParent, AppDeploymentListParent } from '../hosting/hosting.mappers.js';
+import type { RuntimeStatusDto, VariantStateDto, VariantLifecycleDto, SecretListingDto, SecretMetaDto, LogsDto, LogEntryDto } from '../hosting/hosting.api.js';
 import type { GatewayContext } from '../server/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -24,6 +27,12 @@ export type Scalars = {
   DateTime: { input: string; output: string; }
   /** Any JSON value. Used for upstream records whose shape the provider does not document (`raw`). */
   JSON: { input: unknown; output: unknown; }
+  /**
+   * A file sent with the GraphQL multipart request spec
+   * (https://github.com/jaydenseric/graphql-multipart-request-spec). Such a request must also carry the
+   * header `apollo-require-preflight: true` (CSRF protection).
+   */
+  Upload: { input: unknown; output: unknown; }
 };
 
 export type AcmeExternalAccountBinding = {
@@ -31,6 +40,269 @@ export type AcmeExternalAccountBinding = {
   directoryUrl: Scalars['String']['output'];
   hmacKey: Scalars['String']['output'];
   keyId: Scalars['String']['output'];
+};
+
+/** A Node.js app with its preview and publish variants. */
+export type App = Node & {
+  __typename?: 'App';
+  appId: Scalars['ID']['output'];
+  createdAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Past deployments, newest first. `limit` is the upstream's list size parameter: 1–50, default 10. */
+  deployments: AppDeploymentList;
+  id: Scalars['ID']['output'];
+  /**
+   * Log entries, oldest first: the newest `lines` (1–500; the upstream's default, 100, when omitted)
+   * of `source` (e.g. `app`, `build`, `access`) in `target` since `since` (an RFC 3339 timestamp or a
+   * duration back from now such as `15m`, `2h`, `7d`).
+   */
+  logs: AppLogs;
+  name: Scalars['String']['output'];
+  /** Runtime status of both variants. */
+  runtimeStatus?: Maybe<AppRuntimeStatus>;
+  /** Secret metadata (never a value): shared plus both variants, or shared plus the given variant. */
+  secrets: AppSecrets;
+  /** The status of a source upload job. Every read is a status read upstream (and may advance it). */
+  sourceUpload: AppSourceUpload;
+  status: AppStatus;
+  statusRaw: Scalars['String']['output'];
+  updatedAt?: Maybe<Scalars['DateTime']['output']>;
+  urls?: Maybe<AppUrls>;
+  /** Variant statuses as every app record carries them. */
+  variants: Array<AppVariantState>;
+  /** Variant statuses with lifecycle state: from the single-app record (loaded on demand from a list). */
+  variantsWithLifecycle: Array<AppVariantLifecycle>;
+};
+
+
+/** A Node.js app with its preview and publish variants. */
+export type AppDeploymentsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A Node.js app with its preview and publish variants. */
+export type AppLogsArgs = {
+  lines?: InputMaybe<Scalars['Int']['input']>;
+  since: Scalars['String']['input'];
+  source: Scalars['String']['input'];
+  target: AppVariant;
+};
+
+
+/** A Node.js app with its preview and publish variants. */
+export type AppSecretsArgs = {
+  variant?: InputMaybe<AppVariant>;
+};
+
+
+/** A Node.js app with its preview and publish variants. */
+export type AppSourceUploadArgs = {
+  jobId: Scalars['ID']['input'];
+};
+
+/**
+ * A deployment (publish). From `deployApp` only `deploymentId`, `status` and `gitHash` (the
+ * upstream's `commitHash`) are known; list and subscription records carry every field.
+ */
+export type AppDeployment = {
+  __typename?: 'AppDeployment';
+  appId: Scalars['ID']['output'];
+  createdAt?: Maybe<Scalars['DateTime']['output']>;
+  deploymentId: Scalars['ID']['output'];
+  /** Set when FAILED. */
+  errorMessage?: Maybe<Scalars['String']['output']>;
+  /** The published commit (the first 40 hex digits of the archive's SHA-256 in the simulator). */
+  gitHash?: Maybe<Scalars['String']['output']>;
+  status: AppDeploymentStatus;
+  statusRaw: Scalars['String']['output'];
+  updatedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+export type AppDeploymentList = {
+  __typename?: 'AppDeploymentList';
+  deployments: Array<AppDeployment>;
+  /** More deployments exist than `limit` returned. */
+  hasMore: Scalars['Boolean']['output'];
+  /** Every deployment of the app. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** Deployment status: SUCCEEDED and FAILED are terminal (open list: UNKNOWN + raw text). */
+export type AppDeploymentStatus =
+  | 'FAILED'
+  | 'IN_PROGRESS'
+  | 'PENDING'
+  | 'SUCCEEDED'
+  | 'UNKNOWN';
+
+/** A create-app job. */
+export type AppJob = {
+  __typename?: 'AppJob';
+  /** The app, once the job is ACTIVE (null while PENDING, when FAILED, or after the app was deleted). */
+  app?: Maybe<App>;
+  jobId: Scalars['ID']['output'];
+  status: AppJobStatus;
+  statusRaw: Scalars['String']['output'];
+};
+
+/** Create-app job status: ACTIVE and FAILED are terminal (open list: UNKNOWN + raw text). */
+export type AppJobStatus =
+  | 'ACTIVE'
+  | 'FAILED'
+  | 'PENDING'
+  | 'UNKNOWN';
+
+/** Where a variant's latest change stands (open list: UNKNOWN + raw text). */
+export type AppLifecycleState =
+  | 'BUILDING'
+  | 'DEPLOYING'
+  | 'FAILED'
+  | 'LIVE'
+  | 'NOT_DEPLOYED'
+  | 'UNKNOWN';
+
+export type AppLogEntry = {
+  __typename?: 'AppLogEntry';
+  level: AppLogLevel;
+  levelRaw?: Maybe<Scalars['String']['output']>;
+  message?: Maybe<Scalars['String']['output']>;
+  source?: Maybe<Scalars['String']['output']>;
+  timestamp?: Maybe<Scalars['String']['output']>;
+};
+
+/** Log level (open list: UNKNOWN + raw text). */
+export type AppLogLevel =
+  | 'DEBUG'
+  | 'ERROR'
+  | 'INFO'
+  | 'UNKNOWN'
+  | 'WARN';
+
+export type AppLogs = {
+  __typename?: 'AppLogs';
+  logs: Array<AppLogEntry>;
+  /** Entries matching target, source and since before `lines` cut them. */
+  total: Scalars['Int']['output'];
+};
+
+export type AppRuntimeStatus = {
+  __typename?: 'AppRuntimeStatus';
+  appStatus: AppStatus;
+  appStatusRaw: Scalars['String']['output'];
+  /** Preview, then publish. */
+  variants: Array<AppVariantLifecycle>;
+};
+
+/** Secret metadata. The value is write-only: no field of the graph returns it. */
+export type AppSecret = {
+  __typename?: 'AppSecret';
+  createdAt?: Maybe<Scalars['DateTime']['output']>;
+  name: Scalars['String']['output'];
+  /** Managed by the platform (e.g. `PORT`): cannot be changed. */
+  systemManaged: Scalars['Boolean']['output'];
+  updatedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** A secret to add or update. `value` is write-only. */
+export type AppSecretValueInput = {
+  name: Scalars['String']['input'];
+  value: Scalars['String']['input'];
+};
+
+export type AppSecrets = {
+  __typename?: 'AppSecrets';
+  /** Null when the listing was filtered to the other variant. */
+  preview?: Maybe<Array<AppSecret>>;
+  /** Null when the listing was filtered to the other variant. */
+  publish?: Maybe<Array<AppSecret>>;
+  shared: Array<AppSecret>;
+};
+
+/** A source upload job. */
+export type AppSourceUpload = {
+  __typename?: 'AppSourceUpload';
+  appId: Scalars['ID']['output'];
+  /** Set when FAILED. */
+  errorMessage?: Maybe<Scalars['String']['output']>;
+  /** Set when FAILED. */
+  errorStage?: Maybe<AppSourceUploadErrorStage>;
+  errorStageRaw?: Maybe<Scalars['String']['output']>;
+  jobId: Scalars['ID']['output'];
+  /** Set while PROCESSING, e.g. `Installing dependencies`. */
+  progressMessage?: Maybe<Scalars['String']['output']>;
+  status: AppSourceUploadStatus;
+  statusRaw: Scalars['String']['output'];
+};
+
+/** The stage at which an upload failed (open list: UNKNOWN + raw text). */
+export type AppSourceUploadErrorStage =
+  | 'BUILD'
+  | 'EXTRACT'
+  | 'UNKNOWN';
+
+/** Source upload status: DONE and FAILED are terminal (open list: UNKNOWN + raw text). */
+export type AppSourceUploadStatus =
+  | 'DONE'
+  | 'FAILED'
+  | 'PROCESSING'
+  | 'UNKNOWN';
+
+/** App status. The upstream's list is open: an unseen value is UNKNOWN and `statusRaw` keeps its text. */
+export type AppStatus =
+  | 'ACTIVE'
+  | 'UNKNOWN';
+
+export type AppUrls = {
+  __typename?: 'AppUrls';
+  preview?: Maybe<Scalars['String']['output']>;
+  publish?: Maybe<Scalars['String']['output']>;
+};
+
+/** The two variants every app has: changes are tried in preview and promoted to publish. */
+export type AppVariant =
+  | 'PREVIEW'
+  | 'PUBLISH';
+
+export type AppVariantLifecycle = {
+  __typename?: 'AppVariantLifecycle';
+  lifecycleState: AppLifecycleState;
+  lifecycleStateRaw: Scalars['String']['output'];
+  status: AppVariantStatus;
+  statusRaw: Scalars['String']['output'];
+  /** Null when the upstream names a variant this graph does not know (`variantRaw` keeps it). */
+  variant?: Maybe<AppVariant>;
+  variantRaw: Scalars['String']['output'];
+};
+
+export type AppVariantState = {
+  __typename?: 'AppVariantState';
+  status: AppVariantStatus;
+  statusRaw: Scalars['String']['output'];
+  /** Null when the upstream names a variant this graph does not know (`variantRaw` keeps it). */
+  variant?: Maybe<AppVariant>;
+  variantRaw: Scalars['String']['output'];
+};
+
+/** What runs in a variant right now (open list: UNKNOWN + raw text). */
+export type AppVariantStatus =
+  | 'NOT_DEPLOYED'
+  | 'RUNNING'
+  | 'STOPPED'
+  | 'UNKNOWN';
+
+/**
+ * The payment card of a transaction: brand, last four digits, expiry and entry method only. Card
+ * number, track data, PIN, CV data, cryptograms, EMV tags and key serial numbers never leave the gateway.
+ */
+export type Card = {
+  __typename?: 'Card';
+  /** The upstream card type, e.g. VISA. */
+  brand?: Maybe<Scalars['String']['output']>;
+  /** e.g. CHIP, SWIPE, CONTACTLESS, KEYED. */
+  entryMethod?: Maybe<Scalars['String']['output']>;
+  expMonth?: Maybe<Scalars['Int']['output']>;
+  expYear?: Maybe<Scalars['Int']['output']>;
+  last4?: Maybe<Scalars['String']['output']>;
 };
 
 /**
@@ -301,6 +573,77 @@ export type CertificateValidation =
   | 'OV'
   | 'UNKNOWN';
 
+export type ChangeAppSecretsInput = {
+  additions?: InputMaybe<Array<AppSecretValueInput>>;
+  appId: Scalars['ID']['input'];
+  /** Names of secrets to delete. */
+  deletions?: InputMaybe<Array<Scalars['String']['input']>>;
+  updates?: InputMaybe<Array<AppSecretValueInput>>;
+  /** The variant whose secrets change; omitted = the shared secrets. */
+  variant?: InputMaybe<AppVariant>;
+};
+
+export type ChangeAppSecretsPayload = {
+  __typename?: 'ChangeAppSecretsPayload';
+  /** The full listing after the change (metadata only). */
+  secrets?: Maybe<AppSecrets>;
+  userErrors: Array<UserError>;
+};
+
+/** A sales channel. The upstream does not document the channel record beyond `channelId`: `raw` is all of it. */
+export type Channel = Node & {
+  __typename?: 'Channel';
+  channelId: Scalars['ID']['output'];
+  id: Scalars['ID']['output'];
+  raw: Scalars['JSON']['output'];
+  /** Ids of the stores the channel is registered to (`registeredStores[].storeId`), when the record has them. */
+  registeredStoreIds?: Maybe<Array<Scalars['ID']['output']>>;
+};
+
+export type CreateAppInput = {
+  /** Unique in the account (the simulator: 1–63 characters, a-z, 0-9 and -, not starting with -). */
+  name: Scalars['String']['input'];
+};
+
+export type CreateAppPayload = {
+  __typename?: 'CreateAppPayload';
+  /** The PENDING create job. */
+  job?: Maybe<AppJob>;
+  userErrors: Array<UserError>;
+};
+
+export type CreateStoreCustomerInput = {
+  /** The customer record to create (a JSON object). */
+  customer: Scalars['JSON']['input'];
+  storeId: Scalars['ID']['input'];
+};
+
+export type CreateStoreCustomerPayload = {
+  __typename?: 'CreateStoreCustomerPayload';
+  customer?: Maybe<StoreCustomer>;
+  userErrors: Array<UserError>;
+};
+
+export type DeleteAppInput = {
+  appId: Scalars['ID']['input'];
+};
+
+export type DeleteAppPayload = {
+  __typename?: 'DeleteAppPayload';
+  deletedAppId?: Maybe<Scalars['ID']['output']>;
+  userErrors: Array<UserError>;
+};
+
+export type DeployAppInput = {
+  appId: Scalars['ID']['input'];
+};
+
+export type DeployAppPayload = {
+  __typename?: 'DeployAppPayload';
+  deployment?: Maybe<AppDeployment>;
+  userErrors: Array<UserError>;
+};
+
 export type DomainVerification = {
   __typename?: 'DomainVerification';
   /** The CAA check; only on `Certificate.domainVerification(domain:)`. */
@@ -341,8 +684,38 @@ export type Jurisdiction = {
   state?: Maybe<Scalars['String']['output']>;
 };
 
+/**
+ * An amount of money. `amount` is an integer in minor units of `currency` (1999 USD = 19.99;
+ * JPY has no minor unit, KWD three); `formatted` is the same amount as a decimal string.
+ */
+export type Money = {
+  __typename?: 'Money';
+  amount: Scalars['Int']['output'];
+  /** ISO 4217 code. */
+  currency: Scalars['String']['output'];
+  /** Decimal text with the currency's digits, e.g. `19.99`, `1999` (JPY), `1.999` (KWD); no symbol. */
+  formatted: Scalars['String']['output'];
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
+  /**
+   * Adds, updates and deletes secrets of one scope (a variant, or shared when `variant` is omitted),
+   * all or nothing. Values are write-only: no response, error, log line, cache or metric holds them.
+   */
+  changeAppSecrets: ChangeAppSecretsPayload;
+  /** Creates an app. The upstream answers 202 with a PENDING job: watch it with `appJob`. */
+  createApp: CreateAppPayload;
+  /**
+   * Creates a customer in a store. `customer` is the upstream's request body (its shape is not
+   * documented; the embedded simulator takes `email`, `givenName`, `familyName`, `phone`, `tags`).
+   * Upstream 400/409/422 come back as `userErrors` with paths into `input.customer`.
+   */
+  createStoreCustomer: CreateStoreCustomerPayload;
+  /** Deletes an app with its uploads, deployments, secrets and logs. */
+  deleteApp: DeleteAppPayload;
+  /** Publishes the newest successfully processed upload. Watch the deployment with `appDeployment`. */
+  deployApp: DeployAppPayload;
   /**
    * Orders a certificate. `csr` is a PKCS#10 PEM; `productType` e.g. `DV_SSL`; `period` in years (1–3).
    * Upstream validation problems come back as `userErrors`.
@@ -350,6 +723,43 @@ export type Mutation = {
   orderCertificate: OrderCertificatePayload;
   /** Reissues an issued certificate (new key or names). It returns to PENDING_ISSUANCE until reissued. */
   reissueCertificate: ReissueCertificatePayload;
+  /** Renames an app and/or changes its root path. At least one of the two is required. */
+  updateApp: UpdateAppPayload;
+  /** Partially updates a customer: `customer` holds the fields to change (upstream PATCH body). */
+  updateStoreCustomer: UpdateStoreCustomerPayload;
+  /**
+   * Uploads a zip archive of the app's source (GraphQL multipart request; header
+   * `apollo-require-preflight: true`). The file is streamed to the upstream, never held in memory.
+   * Checked before any upstream call: it must start with the zip signature (bytes `50 4B 03 04`) and not
+   * exceed the gateway's `UPLOAD_MAX_BYTES` (default 100 MiB). Watch the returned job with
+   * `appSourceUpload` or `App.sourceUpload`.
+   */
+  uploadAppSource: UploadAppSourcePayload;
+};
+
+
+export type MutationChangeAppSecretsArgs = {
+  input: ChangeAppSecretsInput;
+};
+
+
+export type MutationCreateAppArgs = {
+  input: CreateAppInput;
+};
+
+
+export type MutationCreateStoreCustomerArgs = {
+  input: CreateStoreCustomerInput;
+};
+
+
+export type MutationDeleteAppArgs = {
+  input: DeleteAppInput;
+};
+
+
+export type MutationDeployAppArgs = {
+  input: DeployAppInput;
 };
 
 
@@ -360,6 +770,21 @@ export type MutationOrderCertificateArgs = {
 
 export type MutationReissueCertificateArgs = {
   input: ReissueCertificateInput;
+};
+
+
+export type MutationUpdateAppArgs = {
+  input: UpdateAppInput;
+};
+
+
+export type MutationUpdateStoreCustomerArgs = {
+  input: UpdateStoreCustomerInput;
+};
+
+
+export type MutationUploadAppSourceArgs = {
+  input: UploadAppSourceInput;
 };
 
 /** An object with an opaque global id, resolvable through `Query.node`. */
@@ -428,6 +853,22 @@ export type PostalAddressInput = {
 
 export type Query = {
   __typename?: 'Query';
+  /**
+   * An app by id. Costs no upstream call by itself: each field loads what it needs (the app record
+   * once per request, or the sub-resource it names). An unknown or foreign app fails those fields
+   * with NOT_FOUND, which makes `app` null.
+   */
+  app?: Maybe<App>;
+  /**
+   * A create-app job, or null when it does not exist. `app` is set once the job is ACTIVE.
+   * Every read is a status read upstream (and may advance the job).
+   */
+  appJob?: Maybe<AppJob>;
+  /**
+   * The caller's apps. List records lack `variantsWithLifecycle`: asking for it loads each app's
+   * record once per request.
+   */
+  apps: Array<App>;
   /** The issued PEM chain of an entitlement's latest certificate, with the leaf parsed. */
   certificateBundle: CertificateBundle;
   /** A certificate customer. Its fields load lazily; an unknown or foreign customer fails them with NOT_FOUND. */
@@ -444,10 +885,38 @@ export type Query = {
    * These records carry every detail field already (the upstream's entitlement lookup is complete).
    */
   certificatesByEntitlement: Array<Certificate>;
+  /**
+   * A channel by id, or null when it does not exist or is not visible. The upstream checks access on
+   * the channel itself, so a channel the caller can list may answer 401 by id: the gateway then lists
+   * the channels (filtered by `storeId` when given) and selects the channel by id — the documented
+   * workaround, costing one more call in that case only.
+   */
+  channel?: Maybe<Channel>;
+  /**
+   * The caller's sales channels, all pages walked (sequentially, 100 per call). With `storeId`, only
+   * the channels registered to that store.
+   */
+  channels: Array<Channel>;
   /** Any object by its global id. */
   node?: Maybe<Node>;
+  /**
+   * A store by id (a uuid). Its fields load lazily, each at most once per request: asking only for
+   * `transactions` costs one upstream call. An unknown store, or one of another account, fails its
+   * fields with NOT_FOUND (and the store is then null).
+   */
+  store?: Maybe<Store>;
   /** The caller. */
   viewer: Viewer;
+};
+
+
+export type QueryAppArgs = {
+  appId: Scalars['ID']['input'];
+};
+
+
+export type QueryAppJobArgs = {
+  jobId: Scalars['ID']['input'];
 };
 
 
@@ -479,8 +948,24 @@ export type QueryCertificatesByEntitlementArgs = {
 };
 
 
+export type QueryChannelArgs = {
+  channelId: Scalars['ID']['input'];
+  storeId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type QueryChannelsArgs = {
+  storeId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryStoreArgs = {
+  storeId: Scalars['ID']['input'];
 };
 
 /** The caller's upstream request budget as the gateway sees it. */
@@ -506,6 +991,276 @@ export type ReissueCertificateInput = {
 export type ReissueCertificatePayload = {
   __typename?: 'ReissueCertificatePayload';
   certificateId?: Maybe<Scalars['ID']['output']>;
+  userErrors: Array<UserError>;
+};
+
+export type SortOrder =
+  | 'ASC'
+  | 'DESC';
+
+/**
+ * A commerce store. The upstream does not document the store record: `raw` is all of it.
+ * Catalog and tax reads are also fields of `Store` (added at start-up from the subgraph schemas).
+ */
+export type Store = Node & {
+  __typename?: 'Store';
+  /** The upstream attribute record (e.g. `{ name, value, updatedAt }`), or null when the store has no such attribute. */
+  attribute?: Maybe<Scalars['JSON']['output']>;
+  /** The channels registered to this store (all pages, walked sequentially). */
+  channels: Array<Channel>;
+  /** A customer, or null when the store has no such customer. */
+  customer?: Maybe<StoreCustomer>;
+  /**
+   * The store's customers, in the upstream's order (by customer id). `first` is 1–100 (default 20);
+   * `after` is an `endCursor` of this connection. One upstream call per page.
+   */
+  customers: StoreCustomerConnection;
+  id: Scalars['ID']['output'];
+  /** The upstream store record as sent. */
+  raw: Scalars['JSON']['output'];
+  storeId: Scalars['ID']['output'];
+  /**
+   * A transaction by id (a uuid), or null. All transactions asked for in one request are fetched with
+   * one upstream list call per store (filter `transactionIds`).
+   */
+  transaction?: Maybe<Transaction>;
+  /**
+   * Payment transactions. `first` is 1–100 (default 10); the window is served by the one upstream
+   * page that covers it. `totalCount` is fetched only when selected.
+   */
+  transactions: TransactionConnection;
+};
+
+
+/**
+ * A commerce store. The upstream does not document the store record: `raw` is all of it.
+ * Catalog and tax reads are also fields of `Store` (added at start-up from the subgraph schemas).
+ */
+export type StoreAttributeArgs = {
+  name: Scalars['String']['input'];
+};
+
+
+/**
+ * A commerce store. The upstream does not document the store record: `raw` is all of it.
+ * Catalog and tax reads are also fields of `Store` (added at start-up from the subgraph schemas).
+ */
+export type StoreCustomerArgs = {
+  customerId: Scalars['ID']['input'];
+};
+
+
+/**
+ * A commerce store. The upstream does not document the store record: `raw` is all of it.
+ * Catalog and tax reads are also fields of `Store` (added at start-up from the subgraph schemas).
+ */
+export type StoreCustomersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * A commerce store. The upstream does not document the store record: `raw` is all of it.
+ * Catalog and tax reads are also fields of `Store` (added at start-up from the subgraph schemas).
+ */
+export type StoreTransactionArgs = {
+  transactionId: Scalars['ID']['input'];
+};
+
+
+/**
+ * A commerce store. The upstream does not document the store record: `raw` is all of it.
+ * Catalog and tax reads are also fields of `Store` (added at start-up from the subgraph schemas).
+ */
+export type StoreTransactionsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<TransactionFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A customer of a store. The upstream does not document the record beyond `customerId`: `raw` is all of it. */
+export type StoreCustomer = Node & {
+  __typename?: 'StoreCustomer';
+  customerId: Scalars['ID']['output'];
+  id: Scalars['ID']['output'];
+  raw: Scalars['JSON']['output'];
+  storeId: Scalars['ID']['output'];
+};
+
+export type StoreCustomerConnection = {
+  __typename?: 'StoreCustomerConnection';
+  edges: Array<StoreCustomerEdge>;
+  pageInfo: PageInfo;
+  /**
+   * True when the `after` cursor no longer names a customer (e.g. it was deleted): the upstream then
+   * restarts from its first page. The gateway drops the customers at or before the cursor, so none is
+   * repeated; keep paging with `endCursor` (a page may be empty while `hasNextPage` is true), or start
+   * again without `after`.
+   */
+  restarted: Scalars['Boolean']['output'];
+};
+
+export type StoreCustomerEdge = {
+  __typename?: 'StoreCustomerEdge';
+  cursor: Scalars['String']['output'];
+  node: StoreCustomer;
+};
+
+/**
+ * Live progress of long-running hosting work, over graphql-ws (WebSocket on /graphql) or GraphQL over
+ * SSE (POST /graphql with `Accept: text/event-stream`). The gateway polls the upstream with backoff,
+ * one poller per credential and resource shared by every subscriber, pushes each change once and
+ * completes the stream at a terminal state.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** Until the deployment SUCCEEDED or FAILED. */
+  appDeployment: AppDeployment;
+  /** Until the job is ACTIVE or FAILED. */
+  appJob: AppJob;
+  /** Until the upload is DONE or FAILED. */
+  appSourceUpload: AppSourceUpload;
+};
+
+
+/**
+ * Live progress of long-running hosting work, over graphql-ws (WebSocket on /graphql) or GraphQL over
+ * SSE (POST /graphql with `Accept: text/event-stream`). The gateway polls the upstream with backoff,
+ * one poller per credential and resource shared by every subscriber, pushes each change once and
+ * completes the stream at a terminal state.
+ */
+export type SubscriptionAppDeploymentArgs = {
+  appId: Scalars['ID']['input'];
+  deploymentId: Scalars['ID']['input'];
+};
+
+
+/**
+ * Live progress of long-running hosting work, over graphql-ws (WebSocket on /graphql) or GraphQL over
+ * SSE (POST /graphql with `Accept: text/event-stream`). The gateway polls the upstream with backoff,
+ * one poller per credential and resource shared by every subscriber, pushes each change once and
+ * completes the stream at a terminal state.
+ */
+export type SubscriptionAppJobArgs = {
+  jobId: Scalars['ID']['input'];
+};
+
+
+/**
+ * Live progress of long-running hosting work, over graphql-ws (WebSocket on /graphql) or GraphQL over
+ * SSE (POST /graphql with `Accept: text/event-stream`). The gateway polls the upstream with backoff,
+ * one poller per credential and resource shared by every subscriber, pushes each change once and
+ * completes the stream at a terminal state.
+ */
+export type SubscriptionAppSourceUploadArgs = {
+  appId: Scalars['ID']['input'];
+  jobId: Scalars['ID']['input'];
+};
+
+/**
+ * A payment transaction. `raw` is the upstream record with every sensitive card value replaced by
+ * "[REDACTED]" (see `Card`).
+ */
+export type Transaction = Node & {
+  __typename?: 'Transaction';
+  amount?: Maybe<Money>;
+  /** The upstream's `amount.amountType`. */
+  amountType?: Maybe<Scalars['String']['output']>;
+  captureBy?: Maybe<Scalars['DateTime']['output']>;
+  card?: Maybe<Card>;
+  /** `context.channelId`. */
+  channelId?: Maybe<Scalars['ID']['output']>;
+  createdAt?: Maybe<Scalars['DateTime']['output']>;
+  /** `fundingSource.sourceType`, e.g. CARD. */
+  fundingSourceType?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  merchantInitiated?: Maybe<Scalars['Boolean']['output']>;
+  notes?: Maybe<Scalars['String']['output']>;
+  raw: Scalars['JSON']['output'];
+  references: Array<TransactionReference>;
+  /** The upstream's status text; the document names only INITIATED and leaves the set open. */
+  status?: Maybe<Scalars['String']['output']>;
+  storeId: Scalars['ID']['output'];
+  transactionId: Scalars['ID']['output'];
+  transactionRefNum?: Maybe<Scalars['ID']['output']>;
+  /** e.g. SALE (the upstream's open set, as text). */
+  type?: Maybe<Scalars['String']['output']>;
+  updatedAt?: Maybe<Scalars['DateTime']['output']>;
+  voidableUntil?: Maybe<Scalars['DateTime']['output']>;
+};
+
+export type TransactionConnection = {
+  __typename?: 'TransactionConnection';
+  edges: Array<TransactionEdge>;
+  pageInfo: PageInfo;
+  /** All transactions matching the filter; asked from the upstream (`totalRequired`) only when selected. */
+  totalCount?: Maybe<Scalars['Int']['output']>;
+};
+
+export type TransactionEdge = {
+  __typename?: 'TransactionEdge';
+  cursor: Scalars['String']['output'];
+  node: Transaction;
+};
+
+/** Filters of the transaction list; checked before any upstream call. */
+export type TransactionFilter = {
+  /** By `updatedAt` (the only upstream sort key). Default ASC. */
+  sortOrder?: InputMaybe<SortOrder>;
+  /** At most 100 transaction ids (uuids). */
+  transactionIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** RFC 3339 date-time of 20 to 64 characters, e.g. `2026-01-31T00:00:00Z`; exclusive. */
+  updatedAtAfter?: InputMaybe<Scalars['String']['input']>;
+  /** RFC 3339 date-time of 20 to 64 characters; exclusive. */
+  updatedAtBefore?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type TransactionReference = {
+  __typename?: 'TransactionReference';
+  additionalLabel?: Maybe<Scalars['String']['output']>;
+  type?: Maybe<Scalars['String']['output']>;
+  value?: Maybe<Scalars['String']['output']>;
+};
+
+export type UpdateAppInput = {
+  appId: Scalars['ID']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** A relative POSIX path inside the archive (`.` = the archive root). */
+  rootPath?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type UpdateAppPayload = {
+  __typename?: 'UpdateAppPayload';
+  app?: Maybe<App>;
+  userErrors: Array<UserError>;
+};
+
+export type UpdateStoreCustomerInput = {
+  /** The fields to change (a JSON object). */
+  customer: Scalars['JSON']['input'];
+  customerId: Scalars['ID']['input'];
+  storeId: Scalars['ID']['input'];
+};
+
+export type UpdateStoreCustomerPayload = {
+  __typename?: 'UpdateStoreCustomerPayload';
+  customer?: Maybe<StoreCustomer>;
+  userErrors: Array<UserError>;
+};
+
+export type UploadAppSourceInput = {
+  appId: Scalars['ID']['input'];
+  /** A zip archive (starts with the bytes `50 4B 03 04`), at most `UPLOAD_MAX_BYTES`. */
+  zipFile: Scalars['Upload']['input'];
+};
+
+export type UploadAppSourcePayload = {
+  __typename?: 'UploadAppSourcePayload';
+  /** Bytes of the archive sent to the upstream. */
+  bytes?: Maybe<Scalars['Float']['output']>;
+  /** The upload job: watch it with `appSourceUpload(appId:, jobId:)`. */
+  jobId?: Maybe<Scalars['ID']['output']>;
   userErrors: Array<UserError>;
 };
 
@@ -600,13 +1355,44 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
-  Node: ( CertificateParent );
+  Node:
+    | ( AppParent )
+    | ( CertificateParent )
+    | ( ChannelParent )
+    | ( StoreParent )
+    | ( StoreCustomerParent )
+    | ( TransactionParent )
+  ;
 };
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   AcmeExternalAccountBinding: ResolverTypeWrapper<AcmeExternalAccountBinding>;
+  App: ResolverTypeWrapper<AppParent>;
+  AppDeployment: ResolverTypeWrapper<AppDeploymentParent>;
+  AppDeploymentList: ResolverTypeWrapper<AppDeploymentListParent>;
+  AppDeploymentStatus: AppDeploymentStatus;
+  AppJob: ResolverTypeWrapper<AppJobParent>;
+  AppJobStatus: AppJobStatus;
+  AppLifecycleState: AppLifecycleState;
+  AppLogEntry: ResolverTypeWrapper<LogEntryDto>;
+  AppLogLevel: AppLogLevel;
+  AppLogs: ResolverTypeWrapper<LogsDto>;
+  AppRuntimeStatus: ResolverTypeWrapper<RuntimeStatusDto>;
+  AppSecret: ResolverTypeWrapper<SecretMetaDto>;
+  AppSecretValueInput: AppSecretValueInput;
+  AppSecrets: ResolverTypeWrapper<SecretListingDto>;
+  AppSourceUpload: ResolverTypeWrapper<AppSourceUploadParent>;
+  AppSourceUploadErrorStage: AppSourceUploadErrorStage;
+  AppSourceUploadStatus: AppSourceUploadStatus;
+  AppStatus: AppStatus;
+  AppUrls: ResolverTypeWrapper<AppUrls>;
+  AppVariant: AppVariant;
+  AppVariantLifecycle: ResolverTypeWrapper<VariantLifecycleDto>;
+  AppVariantState: ResolverTypeWrapper<VariantStateDto>;
+  AppVariantStatus: AppVariantStatus;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Card: ResolverTypeWrapper<Card>;
   Certificate: ResolverTypeWrapper<CertificateParent>;
   CertificateAuthorityAuthorization: ResolverTypeWrapper<CertificateAuthorityAuthorization>;
   CertificateBundle: ResolverTypeWrapper<CertificateBundle>;
@@ -627,14 +1413,27 @@ export type ResolversTypes = {
   CertificateSubscriptionFilter: CertificateSubscriptionFilter;
   CertificateSubscriptionMatch: ResolverTypeWrapper<SubscriptionSearchItemDto>;
   CertificateValidation: CertificateValidation;
+  ChangeAppSecretsInput: ChangeAppSecretsInput;
+  ChangeAppSecretsPayload: ResolverTypeWrapper<Omit<ChangeAppSecretsPayload, 'secrets'> & { secrets?: Maybe<ResolversTypes['AppSecrets']> }>;
+  Channel: ResolverTypeWrapper<ChannelParent>;
+  CreateAppInput: CreateAppInput;
+  CreateAppPayload: ResolverTypeWrapper<Omit<CreateAppPayload, 'job'> & { job?: Maybe<ResolversTypes['AppJob']> }>;
+  CreateStoreCustomerInput: CreateStoreCustomerInput;
+  CreateStoreCustomerPayload: ResolverTypeWrapper<Omit<CreateStoreCustomerPayload, 'customer'> & { customer?: Maybe<ResolversTypes['StoreCustomer']> }>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeleteAppInput: DeleteAppInput;
+  DeleteAppPayload: ResolverTypeWrapper<DeleteAppPayload>;
+  DeployAppInput: DeployAppInput;
+  DeployAppPayload: ResolverTypeWrapper<Omit<DeployAppPayload, 'deployment'> & { deployment?: Maybe<ResolversTypes['AppDeployment']> }>;
   DomainVerification: ResolverTypeWrapper<DomainVerification>;
   DomainVerificationStatus: DomainVerificationStatus;
   DomainVerificationType: DomainVerificationType;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   Jurisdiction: ResolverTypeWrapper<Jurisdiction>;
+  Money: ResolverTypeWrapper<Money>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   OrderCertificateInput: OrderCertificateInput;
@@ -646,7 +1445,25 @@ export type ResolversTypes = {
   RateLimitBudget: ResolverTypeWrapper<RateLimitBudget>;
   ReissueCertificateInput: ReissueCertificateInput;
   ReissueCertificatePayload: ResolverTypeWrapper<ReissueCertificatePayload>;
+  SortOrder: SortOrder;
+  Store: ResolverTypeWrapper<StoreParent>;
+  StoreCustomer: ResolverTypeWrapper<StoreCustomerParent>;
+  StoreCustomerConnection: ResolverTypeWrapper<Omit<StoreCustomerConnection, 'edges'> & { edges: Array<ResolversTypes['StoreCustomerEdge']> }>;
+  StoreCustomerEdge: ResolverTypeWrapper<Omit<StoreCustomerEdge, 'node'> & { node: ResolversTypes['StoreCustomer'] }>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Transaction: ResolverTypeWrapper<TransactionParent>;
+  TransactionConnection: ResolverTypeWrapper<Omit<TransactionConnection, 'edges'> & { edges: Array<ResolversTypes['TransactionEdge']> }>;
+  TransactionEdge: ResolverTypeWrapper<Omit<TransactionEdge, 'node'> & { node: ResolversTypes['Transaction'] }>;
+  TransactionFilter: TransactionFilter;
+  TransactionReference: ResolverTypeWrapper<TransactionReference>;
+  UpdateAppInput: UpdateAppInput;
+  UpdateAppPayload: ResolverTypeWrapper<Omit<UpdateAppPayload, 'app'> & { app?: Maybe<ResolversTypes['App']> }>;
+  UpdateStoreCustomerInput: UpdateStoreCustomerInput;
+  UpdateStoreCustomerPayload: ResolverTypeWrapper<Omit<UpdateStoreCustomerPayload, 'customer'> & { customer?: Maybe<ResolversTypes['StoreCustomer']> }>;
+  Upload: ResolverTypeWrapper<Scalars['Upload']['output']>;
+  UploadAppSourceInput: UploadAppSourceInput;
+  UploadAppSourcePayload: ResolverTypeWrapper<UploadAppSourcePayload>;
   UserError: ResolverTypeWrapper<UserError>;
   Viewer: ResolverTypeWrapper<ViewerParent>;
 };
@@ -654,7 +1471,22 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   AcmeExternalAccountBinding: AcmeExternalAccountBinding;
+  App: AppParent;
+  AppDeployment: AppDeploymentParent;
+  AppDeploymentList: AppDeploymentListParent;
+  AppJob: AppJobParent;
+  AppLogEntry: LogEntryDto;
+  AppLogs: LogsDto;
+  AppRuntimeStatus: RuntimeStatusDto;
+  AppSecret: SecretMetaDto;
+  AppSecretValueInput: AppSecretValueInput;
+  AppSecrets: SecretListingDto;
+  AppSourceUpload: AppSourceUploadParent;
+  AppUrls: AppUrls;
+  AppVariantLifecycle: VariantLifecycleDto;
+  AppVariantState: VariantStateDto;
   Boolean: Scalars['Boolean']['output'];
+  Card: Card;
   Certificate: CertificateParent;
   CertificateAuthorityAuthorization: CertificateAuthorityAuthorization;
   CertificateBundle: CertificateBundle;
@@ -671,12 +1503,25 @@ export type ResolversParentTypes = {
   CertificateSubscriptionEdge: Omit<CertificateSubscriptionEdge, 'node'> & { node: ResolversParentTypes['CertificateSubscriptionMatch'] };
   CertificateSubscriptionFilter: CertificateSubscriptionFilter;
   CertificateSubscriptionMatch: SubscriptionSearchItemDto;
+  ChangeAppSecretsInput: ChangeAppSecretsInput;
+  ChangeAppSecretsPayload: Omit<ChangeAppSecretsPayload, 'secrets'> & { secrets?: Maybe<ResolversParentTypes['AppSecrets']> };
+  Channel: ChannelParent;
+  CreateAppInput: CreateAppInput;
+  CreateAppPayload: Omit<CreateAppPayload, 'job'> & { job?: Maybe<ResolversParentTypes['AppJob']> };
+  CreateStoreCustomerInput: CreateStoreCustomerInput;
+  CreateStoreCustomerPayload: Omit<CreateStoreCustomerPayload, 'customer'> & { customer?: Maybe<ResolversParentTypes['StoreCustomer']> };
   DateTime: Scalars['DateTime']['output'];
+  DeleteAppInput: DeleteAppInput;
+  DeleteAppPayload: DeleteAppPayload;
+  DeployAppInput: DeployAppInput;
+  DeployAppPayload: Omit<DeployAppPayload, 'deployment'> & { deployment?: Maybe<ResolversParentTypes['AppDeployment']> };
   DomainVerification: DomainVerification;
+  Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   JSON: Scalars['JSON']['output'];
   Jurisdiction: Jurisdiction;
+  Money: Money;
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   OrderCertificateInput: OrderCertificateInput;
@@ -688,7 +1533,24 @@ export type ResolversParentTypes = {
   RateLimitBudget: RateLimitBudget;
   ReissueCertificateInput: ReissueCertificateInput;
   ReissueCertificatePayload: ReissueCertificatePayload;
+  Store: StoreParent;
+  StoreCustomer: StoreCustomerParent;
+  StoreCustomerConnection: Omit<StoreCustomerConnection, 'edges'> & { edges: Array<ResolversParentTypes['StoreCustomerEdge']> };
+  StoreCustomerEdge: Omit<StoreCustomerEdge, 'node'> & { node: ResolversParentTypes['StoreCustomer'] };
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
+  Transaction: TransactionParent;
+  TransactionConnection: Omit<TransactionConnection, 'edges'> & { edges: Array<ResolversParentTypes['TransactionEdge']> };
+  TransactionEdge: Omit<TransactionEdge, 'node'> & { node: ResolversParentTypes['Transaction'] };
+  TransactionFilter: TransactionFilter;
+  TransactionReference: TransactionReference;
+  UpdateAppInput: UpdateAppInput;
+  UpdateAppPayload: Omit<UpdateAppPayload, 'app'> & { app?: Maybe<ResolversParentTypes['App']> };
+  UpdateStoreCustomerInput: UpdateStoreCustomerInput;
+  UpdateStoreCustomerPayload: Omit<UpdateStoreCustomerPayload, 'customer'> & { customer?: Maybe<ResolversParentTypes['StoreCustomer']> };
+  Upload: Scalars['Upload']['output'];
+  UploadAppSourceInput: UploadAppSourceInput;
+  UploadAppSourcePayload: UploadAppSourcePayload;
   UserError: UserError;
   Viewer: ViewerParent;
 };
@@ -697,6 +1559,121 @@ export type AcmeExternalAccountBindingResolvers<ContextType = GatewayContext, Pa
   directoryUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   hmacKey?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   keyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AppResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['App'] = ResolversParentTypes['App']> = {
+  appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  deployments?: Resolver<ResolversTypes['AppDeploymentList'], ParentType, ContextType, RequireFields<AppDeploymentsArgs, 'limit'>>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  logs?: Resolver<ResolversTypes['AppLogs'], ParentType, ContextType, RequireFields<AppLogsArgs, 'since' | 'source' | 'target'>>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  runtimeStatus?: Resolver<Maybe<ResolversTypes['AppRuntimeStatus']>, ParentType, ContextType>;
+  secrets?: Resolver<ResolversTypes['AppSecrets'], ParentType, ContextType, Partial<AppSecretsArgs>>;
+  sourceUpload?: Resolver<ResolversTypes['AppSourceUpload'], ParentType, ContextType, RequireFields<AppSourceUploadArgs, 'jobId'>>;
+  status?: Resolver<ResolversTypes['AppStatus'], ParentType, ContextType>;
+  statusRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  urls?: Resolver<Maybe<ResolversTypes['AppUrls']>, ParentType, ContextType>;
+  variants?: Resolver<Array<ResolversTypes['AppVariantState']>, ParentType, ContextType>;
+  variantsWithLifecycle?: Resolver<Array<ResolversTypes['AppVariantLifecycle']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type AppDeploymentResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppDeployment'] = ResolversParentTypes['AppDeployment']> = {
+  appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  deploymentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  errorMessage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  gitHash?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['AppDeploymentStatus'], ParentType, ContextType>;
+  statusRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type AppDeploymentListResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppDeploymentList'] = ResolversParentTypes['AppDeploymentList']> = {
+  deployments?: Resolver<Array<ResolversTypes['AppDeployment']>, ParentType, ContextType>;
+  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type AppJobResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppJob'] = ResolversParentTypes['AppJob']> = {
+  app?: Resolver<Maybe<ResolversTypes['App']>, ParentType, ContextType>;
+  jobId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['AppJobStatus'], ParentType, ContextType>;
+  statusRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AppLogEntryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppLogEntry'] = ResolversParentTypes['AppLogEntry']> = {
+  level?: Resolver<ResolversTypes['AppLogLevel'], ParentType, ContextType>;
+  levelRaw?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  source?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  timestamp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type AppLogsResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppLogs'] = ResolversParentTypes['AppLogs']> = {
+  logs?: Resolver<Array<ResolversTypes['AppLogEntry']>, ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type AppRuntimeStatusResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppRuntimeStatus'] = ResolversParentTypes['AppRuntimeStatus']> = {
+  appStatus?: Resolver<ResolversTypes['AppStatus'], ParentType, ContextType>;
+  appStatusRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  variants?: Resolver<Array<ResolversTypes['AppVariantLifecycle']>, ParentType, ContextType>;
+};
+
+export type AppSecretResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppSecret'] = ResolversParentTypes['AppSecret']> = {
+  createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  systemManaged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type AppSecretsResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppSecrets'] = ResolversParentTypes['AppSecrets']> = {
+  preview?: Resolver<Maybe<Array<ResolversTypes['AppSecret']>>, ParentType, ContextType>;
+  publish?: Resolver<Maybe<Array<ResolversTypes['AppSecret']>>, ParentType, ContextType>;
+  shared?: Resolver<Array<ResolversTypes['AppSecret']>, ParentType, ContextType>;
+};
+
+export type AppSourceUploadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppSourceUpload'] = ResolversParentTypes['AppSourceUpload']> = {
+  appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  errorMessage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  errorStage?: Resolver<Maybe<ResolversTypes['AppSourceUploadErrorStage']>, ParentType, ContextType>;
+  errorStageRaw?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  jobId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  progressMessage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['AppSourceUploadStatus'], ParentType, ContextType>;
+  statusRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AppUrlsResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppUrls'] = ResolversParentTypes['AppUrls']> = {
+  preview?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  publish?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type AppVariantLifecycleResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppVariantLifecycle'] = ResolversParentTypes['AppVariantLifecycle']> = {
+  lifecycleState?: Resolver<ResolversTypes['AppLifecycleState'], ParentType, ContextType>;
+  lifecycleStateRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['AppVariantStatus'], ParentType, ContextType>;
+  statusRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  variant?: Resolver<Maybe<ResolversTypes['AppVariant']>, ParentType, ContextType>;
+  variantRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AppVariantStateResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AppVariantState'] = ResolversParentTypes['AppVariantState']> = {
+  status?: Resolver<ResolversTypes['AppVariantStatus'], ParentType, ContextType>;
+  statusRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  variant?: Resolver<Maybe<ResolversTypes['AppVariant']>, ParentType, ContextType>;
+  variantRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type CardResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Card'] = ResolversParentTypes['Card']> = {
+  brand?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  entryMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expMonth?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  expYear?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  last4?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type CertificateResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Certificate'] = ResolversParentTypes['Certificate']> = {
@@ -828,9 +1805,42 @@ export type CertificateSubscriptionMatchResolvers<ContextType = GatewayContext, 
   validation?: Resolver<ResolversTypes['CertificateValidation'], ParentType, ContextType>;
 };
 
+export type ChangeAppSecretsPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChangeAppSecretsPayload'] = ResolversParentTypes['ChangeAppSecretsPayload']> = {
+  secrets?: Resolver<Maybe<ResolversTypes['AppSecrets']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type ChannelResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Channel'] = ResolversParentTypes['Channel']> = {
+  channelId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  raw?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  registeredStoreIds?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type CreateAppPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CreateAppPayload'] = ResolversParentTypes['CreateAppPayload']> = {
+  job?: Resolver<Maybe<ResolversTypes['AppJob']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type CreateStoreCustomerPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CreateStoreCustomerPayload'] = ResolversParentTypes['CreateStoreCustomerPayload']> = {
+  customer?: Resolver<Maybe<ResolversTypes['StoreCustomer']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type DeleteAppPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['DeleteAppPayload'] = ResolversParentTypes['DeleteAppPayload']> = {
+  deletedAppId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type DeployAppPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['DeployAppPayload'] = ResolversParentTypes['DeployAppPayload']> = {
+  deployment?: Resolver<Maybe<ResolversTypes['AppDeployment']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
 
 export type DomainVerificationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['DomainVerification'] = ResolversParentTypes['DomainVerification']> = {
   certificateAuthorityAuthorization?: Resolver<Maybe<ResolversTypes['CertificateAuthorityAuthorization']>, ParentType, ContextType>;
@@ -857,13 +1867,27 @@ export type JurisdictionResolvers<ContextType = GatewayContext, ParentType exten
   state?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type MoneyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Money'] = ResolversParentTypes['Money']> = {
+  amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  formatted?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  changeAppSecrets?: Resolver<ResolversTypes['ChangeAppSecretsPayload'], ParentType, ContextType, RequireFields<MutationChangeAppSecretsArgs, 'input'>>;
+  createApp?: Resolver<ResolversTypes['CreateAppPayload'], ParentType, ContextType, RequireFields<MutationCreateAppArgs, 'input'>>;
+  createStoreCustomer?: Resolver<ResolversTypes['CreateStoreCustomerPayload'], ParentType, ContextType, RequireFields<MutationCreateStoreCustomerArgs, 'input'>>;
+  deleteApp?: Resolver<ResolversTypes['DeleteAppPayload'], ParentType, ContextType, RequireFields<MutationDeleteAppArgs, 'input'>>;
+  deployApp?: Resolver<ResolversTypes['DeployAppPayload'], ParentType, ContextType, RequireFields<MutationDeployAppArgs, 'input'>>;
   orderCertificate?: Resolver<ResolversTypes['OrderCertificatePayload'], ParentType, ContextType, RequireFields<MutationOrderCertificateArgs, 'input'>>;
   reissueCertificate?: Resolver<ResolversTypes['ReissueCertificatePayload'], ParentType, ContextType, RequireFields<MutationReissueCertificateArgs, 'input'>>;
+  updateApp?: Resolver<ResolversTypes['UpdateAppPayload'], ParentType, ContextType, RequireFields<MutationUpdateAppArgs, 'input'>>;
+  updateStoreCustomer?: Resolver<ResolversTypes['UpdateStoreCustomerPayload'], ParentType, ContextType, RequireFields<MutationUpdateStoreCustomerArgs, 'input'>>;
+  uploadAppSource?: Resolver<ResolversTypes['UploadAppSourcePayload'], ParentType, ContextType, RequireFields<MutationUploadAppSourceArgs, 'input'>>;
 };
 
 export type NodeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<'Certificate', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'App' | 'Certificate' | 'Channel' | 'Store' | 'StoreCustomer' | 'Transaction', ParentType, ContextType>;
 };
 
 export type OrderCertificatePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['OrderCertificatePayload'] = ResolversParentTypes['OrderCertificatePayload']> = {
@@ -890,12 +1914,18 @@ export type PostalAddressResolvers<ContextType = GatewayContext, ParentType exte
 };
 
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  app?: Resolver<Maybe<ResolversTypes['App']>, ParentType, ContextType, RequireFields<QueryAppArgs, 'appId'>>;
+  appJob?: Resolver<Maybe<ResolversTypes['AppJob']>, ParentType, ContextType, RequireFields<QueryAppJobArgs, 'jobId'>>;
+  apps?: Resolver<Array<ResolversTypes['App']>, ParentType, ContextType>;
   certificateBundle?: Resolver<ResolversTypes['CertificateBundle'], ParentType, ContextType, RequireFields<QueryCertificateBundleArgs, 'entitlementId'>>;
   certificateCustomer?: Resolver<ResolversTypes['CertificateCustomer'], ParentType, ContextType, RequireFields<QueryCertificateCustomerArgs, 'customerId'>>;
   certificateSubscription?: Resolver<Maybe<ResolversTypes['CertificateSubscription']>, ParentType, ContextType, RequireFields<QueryCertificateSubscriptionArgs, 'guid'>>;
   certificateSubscriptions?: Resolver<ResolversTypes['CertificateSubscriptionConnection'], ParentType, ContextType, Partial<QueryCertificateSubscriptionsArgs>>;
   certificatesByEntitlement?: Resolver<Array<ResolversTypes['Certificate']>, ParentType, ContextType, RequireFields<QueryCertificatesByEntitlementArgs, 'entitlementId' | 'latest'>>;
+  channel?: Resolver<Maybe<ResolversTypes['Channel']>, ParentType, ContextType, RequireFields<QueryChannelArgs, 'channelId'>>;
+  channels?: Resolver<Array<ResolversTypes['Channel']>, ParentType, ContextType, Partial<QueryChannelsArgs>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  store?: Resolver<Maybe<ResolversTypes['Store']>, ParentType, ContextType, RequireFields<QueryStoreArgs, 'storeId'>>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
 };
 
@@ -907,6 +1937,104 @@ export type RateLimitBudgetResolvers<ContextType = GatewayContext, ParentType ex
 
 export type ReissueCertificatePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ReissueCertificatePayload'] = ResolversParentTypes['ReissueCertificatePayload']> = {
   certificateId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type StoreResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Store'] = ResolversParentTypes['Store']> = {
+  attribute?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<StoreAttributeArgs, 'name'>>;
+  channels?: Resolver<Array<ResolversTypes['Channel']>, ParentType, ContextType>;
+  customer?: Resolver<Maybe<ResolversTypes['StoreCustomer']>, ParentType, ContextType, RequireFields<StoreCustomerArgs, 'customerId'>>;
+  customers?: Resolver<ResolversTypes['StoreCustomerConnection'], ParentType, ContextType, Partial<StoreCustomersArgs>>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  raw?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  storeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType, RequireFields<StoreTransactionArgs, 'transactionId'>>;
+  transactions?: Resolver<ResolversTypes['TransactionConnection'], ParentType, ContextType, Partial<StoreTransactionsArgs>>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type StoreCustomerResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['StoreCustomer'] = ResolversParentTypes['StoreCustomer']> = {
+  customerId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  raw?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  storeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type StoreCustomerConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['StoreCustomerConnection'] = ResolversParentTypes['StoreCustomerConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['StoreCustomerEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  restarted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type StoreCustomerEdgeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['StoreCustomerEdge'] = ResolversParentTypes['StoreCustomerEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['StoreCustomer'], ParentType, ContextType>;
+};
+
+export type SubscriptionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  appDeployment?: SubscriptionResolver<ResolversTypes['AppDeployment'], "appDeployment", ParentType, ContextType, RequireFields<SubscriptionAppDeploymentArgs, 'appId' | 'deploymentId'>>;
+  appJob?: SubscriptionResolver<ResolversTypes['AppJob'], "appJob", ParentType, ContextType, RequireFields<SubscriptionAppJobArgs, 'jobId'>>;
+  appSourceUpload?: SubscriptionResolver<ResolversTypes['AppSourceUpload'], "appSourceUpload", ParentType, ContextType, RequireFields<SubscriptionAppSourceUploadArgs, 'appId' | 'jobId'>>;
+};
+
+export type TransactionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction']> = {
+  amount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  amountType?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  captureBy?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  card?: Resolver<Maybe<ResolversTypes['Card']>, ParentType, ContextType>;
+  channelId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  fundingSourceType?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  merchantInitiated?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  raw?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  references?: Resolver<Array<ResolversTypes['TransactionReference']>, ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  storeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  transactionId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  transactionRefNum?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  type?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  voidableUntil?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type TransactionConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TransactionConnection'] = ResolversParentTypes['TransactionConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['TransactionEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type TransactionEdgeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TransactionEdge'] = ResolversParentTypes['TransactionEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType>;
+};
+
+export type TransactionReferenceResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TransactionReference'] = ResolversParentTypes['TransactionReference']> = {
+  additionalLabel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type UpdateAppPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['UpdateAppPayload'] = ResolversParentTypes['UpdateAppPayload']> = {
+  app?: Resolver<Maybe<ResolversTypes['App']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type UpdateStoreCustomerPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['UpdateStoreCustomerPayload'] = ResolversParentTypes['UpdateStoreCustomerPayload']> = {
+  customer?: Resolver<Maybe<ResolversTypes['StoreCustomer']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export interface UploadScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Upload'], any> {
+  name: 'Upload';
+}
+
+export type UploadAppSourcePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['UploadAppSourcePayload'] = ResolversParentTypes['UploadAppSourcePayload']> = {
+  bytes?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  jobId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
@@ -922,6 +2050,20 @@ export type ViewerResolvers<ContextType = GatewayContext, ParentType extends Res
 
 export type Resolvers<ContextType = GatewayContext> = {
   AcmeExternalAccountBinding?: AcmeExternalAccountBindingResolvers<ContextType>;
+  App?: AppResolvers<ContextType>;
+  AppDeployment?: AppDeploymentResolvers<ContextType>;
+  AppDeploymentList?: AppDeploymentListResolvers<ContextType>;
+  AppJob?: AppJobResolvers<ContextType>;
+  AppLogEntry?: AppLogEntryResolvers<ContextType>;
+  AppLogs?: AppLogsResolvers<ContextType>;
+  AppRuntimeStatus?: AppRuntimeStatusResolvers<ContextType>;
+  AppSecret?: AppSecretResolvers<ContextType>;
+  AppSecrets?: AppSecretsResolvers<ContextType>;
+  AppSourceUpload?: AppSourceUploadResolvers<ContextType>;
+  AppUrls?: AppUrlsResolvers<ContextType>;
+  AppVariantLifecycle?: AppVariantLifecycleResolvers<ContextType>;
+  AppVariantState?: AppVariantStateResolvers<ContextType>;
+  Card?: CardResolvers<ContextType>;
   Certificate?: CertificateResolvers<ContextType>;
   CertificateAuthorityAuthorization?: CertificateAuthorityAuthorizationResolvers<ContextType>;
   CertificateBundle?: CertificateBundleResolvers<ContextType>;
@@ -935,10 +2077,17 @@ export type Resolvers<ContextType = GatewayContext> = {
   CertificateSubscriptionConnection?: CertificateSubscriptionConnectionResolvers<ContextType>;
   CertificateSubscriptionEdge?: CertificateSubscriptionEdgeResolvers<ContextType>;
   CertificateSubscriptionMatch?: CertificateSubscriptionMatchResolvers<ContextType>;
+  ChangeAppSecretsPayload?: ChangeAppSecretsPayloadResolvers<ContextType>;
+  Channel?: ChannelResolvers<ContextType>;
+  CreateAppPayload?: CreateAppPayloadResolvers<ContextType>;
+  CreateStoreCustomerPayload?: CreateStoreCustomerPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  DeleteAppPayload?: DeleteAppPayloadResolvers<ContextType>;
+  DeployAppPayload?: DeployAppPayloadResolvers<ContextType>;
   DomainVerification?: DomainVerificationResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Jurisdiction?: JurisdictionResolvers<ContextType>;
+  Money?: MoneyResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
   OrderCertificatePayload?: OrderCertificatePayloadResolvers<ContextType>;
@@ -947,6 +2096,19 @@ export type Resolvers<ContextType = GatewayContext> = {
   Query?: QueryResolvers<ContextType>;
   RateLimitBudget?: RateLimitBudgetResolvers<ContextType>;
   ReissueCertificatePayload?: ReissueCertificatePayloadResolvers<ContextType>;
+  Store?: StoreResolvers<ContextType>;
+  StoreCustomer?: StoreCustomerResolvers<ContextType>;
+  StoreCustomerConnection?: StoreCustomerConnectionResolvers<ContextType>;
+  StoreCustomerEdge?: StoreCustomerEdgeResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
+  Transaction?: TransactionResolvers<ContextType>;
+  TransactionConnection?: TransactionConnectionResolvers<ContextType>;
+  TransactionEdge?: TransactionEdgeResolvers<ContextType>;
+  TransactionReference?: TransactionReferenceResolvers<ContextType>;
+  UpdateAppPayload?: UpdateAppPayloadResolvers<ContextType>;
+  UpdateStoreCustomerPayload?: UpdateStoreCustomerPayloadResolvers<ContextType>;
+  Upload?: GraphQLScalarType;
+  UploadAppSourcePayload?: UploadAppSourcePayloadResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
 };

@@ -1,19 +1,31 @@
 /**
- * The executable local schema: every SDL file under schema/ plus the resolvers of each domain.
- * The SDL is read from disk once at start-up (the same files codegen reads).
+ * The gateway's executable schema, stitched with `@graphql-tools/stitch`:
+ *
+ * - the local part: every SDL file directly under schema/ (the same files codegen reads) with the
+ *   resolvers of each domain. It is stitched in as the gateway's own types (typeDefs + resolvers),
+ *   not as a delegated subschema, so local resolvers run once, directly, exactly as before;
+ * - the remote catalog, tax and order subschemas from the snapshots in schema/remote/
+ *   (src/stitching/): renamed by the collision rule, routed per store, batched per subgraph;
+ * - `Store` fields for the catalog and tax reads.
+ *
+ * Everything is read from disk once at start-up; nothing is introspected.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { makeExecutableSchema } from '@graphql-tools/schema';
+import { stitchSchemas } from '@graphql-tools/stitch';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/resolvers.js';
 import { certificateResolvers } from '../certificates/certificates.resolvers.js';
+import { commerceResolvers } from '../commerce/commerce.resolvers.js';
+import { hostingResolvers } from '../hosting/hosting.resolvers.js';
+import { createRemoteSubschemas } from '../stitching/remote-subschemas.js';
 import { nodeResolvers } from './node.resolvers.js';
 import { viewerResolvers } from './viewer.resolvers.js';
 
 /** schema/ at the project root, from src/graph (tsx) or dist/graph (compiled). */
 const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
 
+/** The local SDL files (schema/*.graphql; schema/remote/ is a folder and is not read here). */
 export async function loadTypeDefs(): Promise<string[]> {
   const files = (await readdir(SCHEMA_DIR)).filter((file) => file.endsWith('.graphql')).sort();
   return Promise.all(files.map((file) => readFile(new URL(file, SCHEMA_DIR), 'utf8')));
@@ -21,9 +33,24 @@ export async function loadTypeDefs(): Promise<string[]> {
 
 const scalarResolvers: Resolvers = { DateTime: DateTimeResolver, JSON: JSONResolver };
 
-export async function buildLocalSchema(): Promise<GraphQLSchema> {
-  return makeExecutableSchema({
-    typeDefs: await loadTypeDefs(),
-    resolvers: [scalarResolvers, nodeResolvers, viewerResolvers, certificateResolvers] as never,
+/** The stitched schema the gateway serves (local SDL + catalog, tax and order subschemas). */
+export async function buildGatewaySchema(): Promise<GraphQLSchema> {
+  const typeDefs = await loadTypeDefs();
+  const remote = await createRemoteSubschemas(typeDefs);
+  return stitchSchemas({
+    subschemas: [...remote.subschemas],
+    typeDefs: [...typeDefs, remote.storeExtension.typeDefs],
+    resolvers: [
+      scalarResolvers,
+      nodeResolvers,
+      viewerResolvers,
+      certificateResolvers,
+      commerceResolvers,
+      hostingResolvers,
+      remote.storeExtension.resolvers,
+    ] as never,
   });
 }
+
+/** The name callers used before the schema was stitched; same schema as {@link buildGatewaySchema}. */
+export const buildLocalSchema = buildGatewaySchema;

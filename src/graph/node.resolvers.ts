@@ -2,6 +2,13 @@
 import type { Resolvers } from '../generated/resolvers.js';
 import type { GatewayContext } from '../server/context.js';
 import { resolveCertificateNode } from '../certificates/certificates.resolvers.js';
+import {
+  resolveChannelNode,
+  resolveStoreCustomerNode,
+  resolveStoreNode,
+  resolveTransactionNode,
+} from '../commerce/commerce.resolvers.js';
+import { resolveAppNode } from '../hosting/hosting.resolvers.js';
 import { decodeGlobalId } from './global-id.js';
 
 type NodeResolver = (
@@ -12,6 +19,11 @@ type NodeResolver = (
 /** One entry per `Node` type: typename → how to load it from the parts of its global id. */
 const NODE_LOADERS: Readonly<Record<string, NodeResolver>> = {
   Certificate: resolveCertificateNode,
+  Store: resolveStoreNode,
+  Channel: resolveChannelNode,
+  StoreCustomer: resolveStoreCustomerNode,
+  Transaction: resolveTransactionNode,
+  App: resolveAppNode,
 };
 
 export const nodeResolvers: Resolvers = {

@@ -12,6 +12,7 @@ export const viewerResolvers: Resolvers = {
     viewer: (_parent, _args, ctx) => ({ credential: requireCredential(ctx.credential) }),
   },
   Viewer: {
+    // The token bucket's own state (Redis or memory): never an upstream call, never a token spent.
     rateLimit: (parent, _args, ctx) => ctx.budget.snapshot(parent.credential),
   },
 };

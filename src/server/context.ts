@@ -3,11 +3,18 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Credential } from '../upstream/credential.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import type { BudgetTracker } from '../upstream/budget-tracker.js';
+import type { RequestFacts } from '../upstream/request-facts.js';
 import { createCertificatesApi, type CertificatesApi } from '../certificates/certificates.api.js';
 import {
   createCertificateLoaders,
   type CertificateLoaders,
 } from '../certificates/certificates.loaders.js';
+import { createCommerceApi, type CommerceApi } from '../commerce/commerce.api.js';
+import { createCommerceLoaders, type CommerceLoaders } from '../commerce/commerce.loaders.js';
+import { createSubgraphClient, type SubgraphClient } from '../stitching/subgraph-client.js';
+import { createHostingApi, type HostingApi } from '../hosting/hosting.api.js';
+import { createHostingLoaders, type HostingLoaders } from '../hosting/hosting.loaders.js';
+import type { PollerRegistry } from '../hosting/job-pollers.js';
 
 export interface GatewayContext {
   readonly requestId: string;
@@ -16,21 +23,57 @@ export interface GatewayContext {
   readonly logger: FastifyBaseLogger;
   readonly budget: BudgetTracker;
   readonly certificates: { readonly api: CertificatesApi; readonly loaders: CertificateLoaders };
+  readonly hosting: {
+    readonly api: HostingApi;
+    readonly loaders: HostingLoaders;
+    /** Process-wide: the subscriptions' shared pollers. */
+    readonly pollers: PollerRegistry;
+  };
+  /** Commerce REST (`api`, `loaders`) and the stitched commerce subgraphs (`subgraphs`). */
+  readonly commerce: {
+    readonly api: CommerceApi;
+    readonly loaders: CommerceLoaders;
+    readonly subgraphs: SubgraphClient;
+  };
+  /** The `X-Store-Id` request header: the store of catalog/tax root fields without `storeId`. */
+  readonly storeIdHeader?: string | undefined;
+  /** What the upstream layer reports back for this request (budget spent, stale values). */
+  readonly facts?: RequestFacts | undefined;
 }
 
 export interface ContextDependencies {
   readonly upstream: UpstreamClient;
   readonly budget: BudgetTracker;
+  /** One per gateway: subscription pollers shared across requests and connections. */
+  readonly pollers: PollerRegistry;
 }
 
 export function createGatewayContext(
   deps: ContextDependencies,
-  request: { requestId: string; credential: Credential | undefined; logger: FastifyBaseLogger },
+  request: {
+    requestId: string;
+    credential: Credential | undefined;
+    logger: FastifyBaseLogger;
+    storeIdHeader?: string | undefined;
+    facts?: RequestFacts | undefined;
+  },
 ): GatewayContext {
   const certificatesApi = createCertificatesApi(deps.upstream, request);
+  const hostingApi = createHostingApi(deps.upstream, request);
+  const commerceApi = createCommerceApi(deps.upstream, request);
   return {
     ...request,
     budget: deps.budget,
     certificates: { api: certificatesApi, loaders: createCertificateLoaders(certificatesApi) },
+    hosting: {
+      api: hostingApi,
+      loaders: createHostingLoaders(hostingApi),
+      pollers: deps.pollers,
+    },
+    commerce: {
+      api: commerceApi,
+      loaders: createCommerceLoaders(commerceApi),
+      subgraphs: createSubgraphClient(deps.upstream, request),
+    },
   };
 }

@@ -13,9 +13,15 @@ import { buildLocalSchema } from '../graph/build-schema.js';
 import { bearerToken, createCredentialFactory } from '../upstream/credential.js';
 import { createUpstreamStack } from '../upstream/create-upstream-stack.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
-import { requestLifecyclePlugin } from './apollo-plugins.js';
+import { requestLifecyclePlugin, upstreamFactsPlugin } from './apollo-plugins.js';
+import { createRequestFacts } from '../upstream/request-facts.js';
 import { createGatewayContext, type GatewayContext } from './context.js';
+import { storeIdHeaderOf } from '../stitching/store-routing.js';
+import { createPollerRegistry } from '../hosting/job-pollers.js';
+import { registerSubscriptionTransports } from './subscriptions/subscription-transports.js';
+import { registerGraphQLMultipart } from './uploads/graphql-multipart.plugin.js';
 import { registerHealthRoutes } from './health.routes.js';
+import { createProductionPolicy } from './production-policy.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 export interface Gateway {
@@ -35,12 +41,20 @@ export async function createGateway(
   const credentialFor = createCredentialFactory(config.CREDENTIAL_HMAC_SECRET);
   const upstreamStack = createUpstreamStack(config, logger as FastifyBaseLogger, upstreamUrl);
   const { client: upstream, budget } = upstreamStack;
+  const pollers = createPollerRegistry({
+    minIntervalMs: config.SUBSCRIPTION_POLL_MIN_MS,
+    maxIntervalMs: config.SUBSCRIPTION_POLL_MAX_MS,
+    maxLifetimeMs: config.SUBSCRIPTION_MAX_LIFETIME_MS,
+    logger: logger as FastifyBaseLogger,
+  });
+  const contextDeps = { upstream, budget, pollers };
 
   const schema = await buildLocalSchema();
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdOf,
-    bodyLimit: 1024 * 1024,
+    // JSON bodies; multipart uploads are streamed and capped by UPLOAD_MAX_BYTES instead.
+    bodyLimit: config.REQUEST_BODY_LIMIT_BYTES,
     return503OnClosing: true,
   });
   app.addHook('onRequest', async (request, reply) => {
@@ -52,6 +66,8 @@ export async function createGateway(
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  // Limits, HTTP policy, persisted operations, idempotency, explorer (README "Security").
+  const policy = await createProductionPolicy(app, config, app.log, '/graphql');
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
@@ -59,14 +75,30 @@ export async function createGateway(
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
-    formatError: formatGraphQLError,
+    formatError: (formatted, error) =>
+      formatGraphQLError(formatted, error, { hideSuggestions: config.NODE_ENV === 'production' }),
+    ...policy.apolloOptions,
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginLandingPageDisabled(),
       requestLifecyclePlugin(),
+      upstreamFactsPlugin(),
+      ...policy.plugins,
     ],
   });
   await apollo.start();
+
+  registerGraphQLMultipart(app, { path: '/graphql', maxFileSize: config.UPLOAD_MAX_BYTES });
+  registerSubscriptionTransports(app, {
+    path: '/graphql',
+    schema,
+    credentialFor,
+    logger: app.log,
+    isProduction: config.NODE_ENV === 'production',
+    createContext: (request) => createGatewayContext(contextDeps, request),
+    validationRules: policy.apolloOptions.validationRules,
+    endWatches: () => pollers.closeAll(),
+  });
 
   app.route({
     url: '/graphql',
@@ -74,14 +106,13 @@ export async function createGateway(
     handler: fastifyApolloHandler(apollo, {
       context: async (request) => {
         const token = bearerToken(request.headers.authorization);
-        return createGatewayContext(
-          { upstream, budget },
-          {
-            requestId: request.id,
-            credential: token ? credentialFor(token) : undefined,
-            logger: request.log,
-          },
-        );
+        return createGatewayContext(contextDeps, {
+          requestId: request.id,
+          credential: token ? credentialFor(token) : undefined,
+          logger: request.log,
+          storeIdHeader: storeIdHeaderOf(request.headers),
+          facts: createRequestFacts(),
+        });
       },
     }),
   });
@@ -103,6 +134,7 @@ export async function createGateway(
       closing = true;
       await app.close();
       await upstreamStack.close();
+      await policy.close();
     },
   };
 }

@@ -1,18 +1,37 @@
 /**
- * Builds the one upstream client from the configuration: transport (undici pool), deadline and
- * retry policy, and the budget bookkeeping fed by every response's RateLimit-* headers.
- * The efficiency layers (cache, singleflight, token bucket) compose here.
+ * Builds the one upstream client from the configuration, in the order of DESIGN.md:
+ *
+ *   cache (keyv, credential-scoped) → singleflight → [deadline + retries] → token bucket → undici
+ *
+ * The token bucket wraps the transport so that every attempt, retries included, is paid for; the
+ * cache and singleflight wrap the client so that a hit costs no attempt at all. With `REDIS_URL`, the
+ * cache and the buckets live in Redis (shared by all replicas), with the local fallbacks described in
+ * `fallback-bucket-store.ts`; without it, both live in this process's memory.
  */
+import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
-import { createBudgetTracker, type BudgetTracker } from './budget-tracker.js';
+import type { BudgetTracker } from './budget-tracker.js';
+import { createBudgetedTransport } from './budgeted-transport.js';
+import { createCacheKeyer } from './cache-key.js';
+import { cacheKinds, createCachePolicy, parseTtlOverrides } from './cache-policy.js';
+import { createCachedUpstreamClient } from './cached-upstream-client.js';
+import { createFallbackBucketStore } from './fallback-bucket-store.js';
 import { createTransport } from './http-transport.js';
+import { createMemoryBucketStore } from './memory-bucket-store.js';
+import { createRedisBucketStore } from './redis-bucket-store.js';
+import { createRedisConnection, type RedisConnection } from './redis-connection.js';
+import { createResponseCache } from './response-cache.js';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
+import { createSingleflight } from './singleflight.js';
+import { createTokenBucketLimiter, type BucketStore } from './token-bucket.js';
 import { createUpstreamClient, type UpstreamClient } from './upstream-client.js';
 
 export interface UpstreamStack {
   readonly client: UpstreamClient;
+  /** The credential budgets as the token bucket sees them (`viewer.rateLimit`). */
   readonly budget: BudgetTracker;
+  /** Closes the upstream pool and the Redis connection. */
   close(): Promise<void>;
 }
 
@@ -21,29 +40,96 @@ export function createUpstreamStack(
   logger: FastifyBaseLogger,
   upstreamUrl: string,
 ): UpstreamStack {
-  const budget = createBudgetTracker({
-    limit: config.UPSTREAM_RATE_LIMIT,
-    windowSec: config.UPSTREAM_RATE_WINDOW_SEC,
-  });
   const log = logger.child({ component: 'upstream' });
-  const client = createUpstreamClient({
-    transport: createTransport({
-      baseUrl: upstreamUrl,
-      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
-      headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
-      bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
-      maxResponseBytes: config.UPSTREAM_MAX_RESPONSE_BYTES,
-      connections: config.UPSTREAM_CONNECTIONS,
-    }),
+  const redis: RedisConnection | undefined = config.REDIS_URL
+    ? createRedisConnection({
+        url: config.REDIS_URL,
+        connectTimeoutMs: config.REDIS_CONNECT_TIMEOUT_MS,
+        commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+        logger,
+        name: `${config.REDIS_KEY_PREFIX}-gateway`,
+      })
+    : undefined;
+  if (redis && !config.CREDENTIAL_HMAC_SECRET) {
+    log.warn(
+      'REDIS_URL is set without CREDENTIAL_HMAC_SECRET: this replica keys its budget and cache ' +
+        'by a random secret, so it shares neither with other replicas',
+    );
+  }
+
+  const budget = {
+    capacity: config.UPSTREAM_RATE_LIMIT,
+    windowMs: config.UPSTREAM_RATE_WINDOW_SEC * 1000,
+  };
+  const bucketStore: BucketStore = redis
+    ? createFallbackBucketStore({
+        primary: createRedisBucketStore({
+          client: redis.client,
+          budget,
+          prefix: config.REDIS_KEY_PREFIX,
+        }),
+        fallback: createMemoryBucketStore({ budget, share: config.REDIS_DOWN_BUDGET_SHARE }),
+        usable: () => redis.usable(),
+        logger: log,
+      })
+    : createMemoryBucketStore({ budget });
+  const limiter = createTokenBucketLimiter({
+    store: bucketStore,
+    maxWaitMs: config.UPSTREAM_BUCKET_WAIT_MS,
+  });
+
+  const http = createTransport({
+    baseUrl: upstreamUrl,
+    connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+    headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+    maxResponseBytes: config.UPSTREAM_MAX_RESPONSE_BYTES,
+    connections: config.UPSTREAM_CONNECTIONS,
+  });
+  if (config.UPSTREAM_LIMITER === 'off') {
+    log.warn('UPSTREAM_LIMITER=off: nothing keeps this gateway within the upstream budget');
+  }
+  const core = createUpstreamClient({
+    transport: config.UPSTREAM_LIMITER === 'on' ? createBudgetedTransport(http, limiter) : http,
     deadlineMs: config.UPSTREAM_DEADLINE_MS,
     retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.UPSTREAM_MAX_ATTEMPTS },
-    observe: ({ call, status, rateLimit, durationMs, attempt }) => {
-      if (rateLimit) budget.record(call.credential.id, rateLimit);
+    observe: ({ call, status, durationMs, attempt }) => {
       log.debug(
         { route: `${call.method} ${call.route}`, status, durationMs, attempt },
         'upstream call',
       );
     },
   });
-  return { client, budget, close: () => client.close() };
+
+  let client = core;
+  if (config.UPSTREAM_CACHE === 'on') {
+    const staleMaxAgeMs = config.CACHE_STALE_MAX_AGE_SEC * 1000;
+    const longestTtlMs = Math.max(...cacheKinds().map((row) => row.ttlSec), 0) * 1000;
+    const overrides = parseTtlOverrides(config.CACHE_TTL_OVERRIDES);
+    const longestOverrideMs = Math.max(...overrides.values(), 0) * 1000;
+    client = createCachedUpstreamClient({
+      inner: core,
+      cache: createResponseCache({
+        store: redis
+          ? { type: 'redis', client: redis.client, prefix: config.REDIS_KEY_PREFIX }
+          : { type: 'memory', maxBytes: config.CACHE_MAX_BYTES },
+        // A tag version must outlive every entry that may carry it.
+        tagTtlMs: Math.max(longestTtlMs, longestOverrideMs) + staleMaxAgeMs + 60_000,
+      }),
+      policy: createCachePolicy(overrides),
+      keyOf: createCacheKeyer(config.CREDENTIAL_HMAC_SECRET ?? randomBytes(32).toString('hex')),
+      singleflight: createSingleflight(),
+      staleMaxAgeMs,
+      logger: log,
+    });
+  }
+
+  return {
+    client,
+    budget: limiter,
+    async close() {
+      await client.close();
+      await redis?.close();
+    },
+  };
 }

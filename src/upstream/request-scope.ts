@@ -5,11 +5,14 @@
  */
 import { requireCredential } from './require-credential.js';
 import type { Credential } from './credential.js';
+import type { RequestFacts } from './request-facts.js';
 
 export interface RequestScope {
   /** Absent when the request carried no (well-formed) bearer token. */
   readonly credential: Credential | undefined;
   readonly requestId: string;
+  /** Where the upstream layer reports budget spent and values served stale for this request. */
+  readonly facts?: RequestFacts;
 }
 
 /** The `credential` and `scope` members of an {@link UpstreamCall}; UNAUTHENTICATED without a token. */

@@ -1,0 +1,157 @@
+/**
+ * Typed calls to the commerce REST operations (commerce document). Every call goes through the
+ * upstream client; nothing here caches (loaders dedupe per request). Transaction records are
+ * redacted here, on arrival, before any other code sees them (card-redaction.ts).
+ *
+ * The single-transaction read (`GET …/transactions/{transactionId}`) is deliberately unused: the
+ * list with `transactionIds` answers any number of ids of a store in one call (commerce.loaders.ts).
+ */
+import type { UpstreamClient } from '../upstream/upstream-client.js';
+import { callerOf, type RequestScope } from '../upstream/request-scope.js';
+import type { QueryValue } from '../upstream/upstream-call.js';
+import { redactTransaction, type RedactedTransaction } from './card-redaction.js';
+
+/** An upstream record whose shape the document does not show. */
+export type CommerceRecord = Readonly<Record<string, unknown>>;
+
+/** The query of the transaction list (v2, page/pageSize). */
+export interface TransactionQuery {
+  page: number;
+  pageSize: number;
+  totalRequired?: boolean;
+  transactionIds?: readonly string[];
+  updatedAtAfter?: string;
+  updatedAtBefore?: string;
+  sortOrder?: 'ASC' | 'DESC';
+}
+
+/** A transaction page with its records already redacted. */
+export interface TransactionPage {
+  readonly items: readonly RedactedTransaction[];
+  readonly totalItems: number | null;
+  readonly totalPages: number | null;
+  /** The page's `links` has `rel: next` (a later page has items). */
+  readonly hasNextLink: boolean;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const itemsOf = (body: unknown): readonly unknown[] =>
+  isObject(body) && Array.isArray(body.items) ? body.items : [];
+
+const intOrNull = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isInteger(value) ? value : null;
+
+/** The commerce REST calls of one GraphQL request. */
+export type CommerceApi = ReturnType<typeof createCommerceApi>;
+
+/** Commerce REST calls on behalf of one request (its credential and request id). */
+export function createCommerceApi(upstream: UpstreamClient, scope: RequestScope) {
+  const get = async <T>(
+    route: string,
+    params: Record<string, string>,
+    query?: Record<string, QueryValue>,
+    headers?: Record<string, string>,
+  ): Promise<T> =>
+    (
+      await upstream.request<T>({
+        method: 'GET',
+        route,
+        params,
+        ...(query ? { query } : {}),
+        ...(headers ? { headers } : {}),
+        ...callerOf(scope),
+      })
+    ).data;
+
+  const send = async <T>(
+    method: 'POST' | 'PATCH',
+    route: string,
+    params: Record<string, string>,
+    body: unknown,
+  ): Promise<T> =>
+    (await upstream.request<T>({ method, route, params, body, ...callerOf(scope) })).data;
+
+  // The document's optional "Request Id" header: the gateway's request id (the client's own
+  // x-request-id when it sent a sane one) whenever it is a uuid, as the upstream requires.
+  const requestIdHeader: Record<string, string> | undefined = UUID.test(scope.requestId)
+    ? { 'x-request-id': scope.requestId }
+    : undefined;
+
+  return {
+    store: (storeId: string) => get<CommerceRecord>('/v1/commerce/stores/{storeId}', { storeId }),
+
+    attribute: (storeId: string, attrName: string) =>
+      get<CommerceRecord>('/v1/commerce/stores/{storeId}/attributes/{attrName}', {
+        storeId,
+        attrName,
+      }),
+
+    channels: async (limit: number, marker: string | undefined, storeId: string | undefined) =>
+      itemsOf(
+        await get<unknown>(
+          '/v1/commerce/channels',
+          {},
+          { limit, marker, 'registeredStores.storeId': storeId },
+        ),
+      ),
+
+    channel: (channelId: string) =>
+      get<CommerceRecord>('/v1/commerce/channels/{channelId}', { channelId }),
+
+    customers: async (storeId: string, limit: number, marker: string | undefined) =>
+      itemsOf(
+        await get<unknown>(
+          '/v1/commerce/stores/{storeId}/customers',
+          { storeId },
+          { limit, marker },
+        ),
+      ),
+
+    customer: (storeId: string, customerId: string) =>
+      get<CommerceRecord>('/v1/commerce/stores/{storeId}/customers/{customerId}', {
+        storeId,
+        customerId,
+      }),
+
+    createCustomer: (storeId: string, body: CommerceRecord) =>
+      send<CommerceRecord>('POST', '/v1/commerce/stores/{storeId}/customers', { storeId }, body),
+
+    updateCustomer: (storeId: string, customerId: string, body: CommerceRecord) =>
+      send<CommerceRecord>(
+        'PATCH',
+        '/v1/commerce/stores/{storeId}/customers/{customerId}',
+        { storeId, customerId },
+        body,
+      ),
+
+    transactions: async (storeId: string, query: TransactionQuery): Promise<TransactionPage> => {
+      const body = await get<unknown>(
+        '/v2/commerce/stores/{storeId}/transactions',
+        { storeId },
+        {
+          page: query.page,
+          pageSize: query.pageSize,
+          totalRequired: query.totalRequired ? true : undefined,
+          transactionIds: query.transactionIds,
+          updatedAtAfter: query.updatedAtAfter,
+          updatedAtBefore: query.updatedAtBefore,
+          sortOrder: query.sortOrder,
+        },
+        requestIdHeader,
+      );
+      const page = isObject(body) ? body : {};
+      const links = Array.isArray(page.links) ? page.links : [];
+      return {
+        // Redacted first: nothing below this line sees a card number.
+        items: itemsOf(page).map(redactTransaction),
+        totalItems: intOrNull(page.totalItems),
+        totalPages: intOrNull(page.totalPages),
+        hasNextLink: links.some((link: unknown) => isObject(link) && link.rel === 'next'),
+      };
+    },
+  };
+}

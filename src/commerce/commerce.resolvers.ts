@@ -1,0 +1,211 @@
+/** Resolvers of the commerce REST part of the graph (schema/commerce.graphql). */
+import { ErrorCode } from '../errors/error-codes.js';
+import { GatewayError, UpstreamError } from '../errors/gateway-errors.js';
+import { nullIfNotFound } from '../errors/not-found.js';
+import { encodeGlobalId } from '../graph/global-id.js';
+import type { Resolvers } from '../generated/resolvers.js';
+import type { GatewayContext } from '../server/context.js';
+import { checkStoreId } from '../stitching/store-routing.js';
+import {
+  registeredStoreIds,
+  toChannel,
+  toMoney,
+  toStore,
+  toStoreCustomer,
+  toTransaction,
+  type ChannelParent,
+  type StoreCustomerParent,
+  type StoreParent,
+  type TransactionParent,
+} from './commerce.mappers.js';
+import { storeCustomerMutations } from './customer-mutations.js';
+import { storeCustomerConnection } from './customer-connection.js';
+import { transactionConnection } from './transaction-connection.js';
+import { checkTextId, checkTransactionId } from './commerce-ids.js';
+
+/** The channels of a store (or of the account), as parents. */
+async function channelsOf(ctx: GatewayContext, storeId: string | null): Promise<ChannelParent[]> {
+  const items = await ctx.commerce.loaders.channels.load(storeId ?? '');
+  return items
+    .map((raw) => toChannel(raw, storeId))
+    .filter((channel): channel is ChannelParent => channel !== null);
+}
+
+/**
+ * A channel by id with the documented workaround: get-by-id checks access on that channel, so it
+ * may answer 401 to a token that can list it; then list (by store when known) and pick by id.
+ */
+export async function loadChannel(
+  ctx: GatewayContext,
+  channelId: string,
+  storeId: string | null,
+): Promise<ChannelParent | null> {
+  try {
+    const record = await nullIfNotFound(ctx.commerce.api.channel(channelId));
+    return record && toChannel(record, storeId);
+  } catch (error) {
+    if (!(error instanceof UpstreamError && error.kind === 'http' && error.status === 401)) {
+      throw error;
+    }
+    const wanted = channelId.toLowerCase();
+    const listed = await channelsOf(ctx, storeId);
+    return listed.find((channel) => channel.channelId.toLowerCase() === wanted) ?? null;
+  }
+}
+
+async function loadCustomer(
+  ctx: GatewayContext,
+  storeId: string,
+  customerId: string,
+): Promise<StoreCustomerParent | null> {
+  const record = await nullIfNotFound(ctx.commerce.loaders.customer.load({ storeId, customerId }));
+  return record && toStoreCustomer(record, storeId);
+}
+
+async function loadTransaction(
+  ctx: GatewayContext,
+  storeId: string,
+  transactionId: string,
+): Promise<TransactionParent | null> {
+  const found = await ctx.commerce.loaders.transaction.load({ storeId, transactionId });
+  return found && toTransaction(found, storeId);
+}
+
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const field = (record: Readonly<Record<string, unknown>>, ...path: string[]): unknown =>
+  path.reduce<unknown>(
+    (value, name) =>
+      typeof value === 'object' && value !== null
+        ? (value as Record<string, unknown>)[name]
+        : undefined,
+    record,
+  );
+
+/** Resolvers of schema/commerce.graphql (the `Store` fields of the subgraphs are in src/stitching). */
+export const commerceResolvers: Resolvers = {
+  Query: {
+    store: (_parent, { storeId }) => toStore(checkStoreId(storeId)),
+    channels: (_parent, { storeId }, ctx) =>
+      channelsOf(ctx, storeId == null ? null : checkStoreId(storeId)),
+    channel: (_parent, { channelId, storeId }, ctx) =>
+      loadChannel(
+        ctx,
+        checkTextId(channelId, 'channelId'),
+        storeId == null ? null : checkStoreId(storeId),
+      ),
+  },
+
+  Mutation: storeCustomerMutations,
+
+  Store: {
+    id: (parent) => encodeGlobalId('Store', parent.storeId),
+    storeId: (parent) => parent.storeId,
+    raw: (parent, _args, ctx) => ctx.commerce.loaders.store.load(parent.storeId),
+    attribute: async (parent, { name }, ctx) => {
+      if (name.trim() === '') {
+        throw new GatewayError(ErrorCode.BAD_USER_INPUT, '`name` must not be empty', {
+          field: 'name',
+        });
+      }
+      return nullIfNotFound(ctx.commerce.loaders.attribute.load({ storeId: parent.storeId, name }));
+    },
+    channels: (parent, _args, ctx) => channelsOf(ctx, parent.storeId),
+    customers: (parent, args, ctx) =>
+      storeCustomerConnection(ctx.commerce.api, parent.storeId, args),
+    customer: (parent, { customerId }, ctx) =>
+      loadCustomer(ctx, parent.storeId, checkTextId(customerId, 'customerId')),
+    transactions: (parent, args, ctx, info) =>
+      transactionConnection(ctx.commerce.api, parent.storeId, args, info),
+    transaction: (parent, { transactionId }, ctx) =>
+      loadTransaction(ctx, parent.storeId, checkTransactionId(transactionId)),
+  },
+
+  Channel: {
+    id: (parent) =>
+      parent.storeId === null
+        ? encodeGlobalId('Channel', parent.channelId)
+        : encodeGlobalId('Channel', parent.channelId, parent.storeId),
+    channelId: (parent) => parent.channelId,
+    registeredStoreIds: (parent) => registeredStoreIds(parent.raw),
+    raw: (parent) => parent.raw,
+  },
+
+  StoreCustomer: {
+    id: (parent) => encodeGlobalId('StoreCustomer', parent.storeId, parent.customerId),
+    customerId: (parent) => parent.customerId,
+    storeId: (parent) => parent.storeId,
+    raw: (parent) => parent.raw,
+  },
+
+  Transaction: {
+    id: (parent) => encodeGlobalId('Transaction', parent.storeId, parent.transactionId),
+    transactionId: (parent) => parent.transactionId,
+    storeId: (parent) => parent.storeId,
+    transactionRefNum: (parent) => str(parent.record.transactionRefNum),
+    type: (parent) => str(parent.record.type),
+    status: (parent) => str(parent.record.status),
+    amount: (parent) => toMoney(parent.record.amount),
+    amountType: (parent) => str(field(parent.record, 'amount', 'amountType')),
+    card: (parent) => parent.card,
+    fundingSourceType: (parent) => str(field(parent.record, 'fundingSource', 'sourceType')),
+    channelId: (parent) => str(field(parent.record, 'context', 'channelId')),
+    merchantInitiated: (parent) => {
+      const value = field(parent.record, 'context', 'merchantInitiatedTransaction');
+      return typeof value === 'boolean' ? value : null;
+    },
+    notes: (parent) => str(parent.record.notes),
+    references: (parent) =>
+      (Array.isArray(parent.record.references) ? parent.record.references : [])
+        .filter((ref): ref is Record<string, unknown> => typeof ref === 'object' && ref !== null)
+        .map((ref) => ({
+          value: str(ref.value),
+          type: str(ref.type),
+          additionalLabel: str(ref.additionalLabel),
+        })),
+    createdAt: (parent) => str(parent.record.createdAt),
+    updatedAt: (parent) => str(parent.record.updatedAt),
+    voidableUntil: (parent) => str(parent.record.voidableUntil),
+    captureBy: (parent) => str(parent.record.captureBy),
+    raw: (parent) => parent.record,
+  },
+};
+
+/** `node(id:)` for `Store`: confirms the store exists (the record is then cached for `raw`). */
+export async function resolveStoreNode(
+  parts: string[],
+  ctx: GatewayContext,
+): Promise<StoreParent | null> {
+  const [storeId] = parts;
+  if (!storeId) return null;
+  const record = await nullIfNotFound(ctx.commerce.loaders.store.load(storeId));
+  return record && toStore(storeId);
+}
+
+/** `node(id:)` for `Channel`. */
+export function resolveChannelNode(
+  parts: string[],
+  ctx: GatewayContext,
+): Promise<ChannelParent | null> {
+  const [channelId, storeId] = parts;
+  return channelId ? loadChannel(ctx, channelId, storeId ?? null) : Promise.resolve(null);
+}
+
+/** `node(id:)` for `StoreCustomer`. */
+export function resolveStoreCustomerNode(
+  parts: string[],
+  ctx: GatewayContext,
+): Promise<StoreCustomerParent | null> {
+  const [storeId, customerId] = parts;
+  return storeId && customerId ? loadCustomer(ctx, storeId, customerId) : Promise.resolve(null);
+}
+
+/** `node(id:)` for `Transaction` (through the batching loader like any by-id read). */
+export function resolveTransactionNode(
+  parts: string[],
+  ctx: GatewayContext,
+): Promise<TransactionParent | null> {
+  const [storeId, transactionId] = parts;
+  return storeId && transactionId
+    ? loadTransaction(ctx, storeId, transactionId.toLowerCase())
+    : Promise.resolve(null);
+}

@@ -1,0 +1,32 @@
+/**
+ * Hosting subscriptions: each subscriber joins the shared poller of its credential and resource
+ * (job-pollers.ts). A poll failure arrives as an event and is thrown from `resolve`, so it reaches
+ * the client as that event's GraphQL error (typed and formatted like any other) and the stream ends.
+ */
+import type { Resolvers } from '../generated/resolvers.js';
+import { watchDeployment, watchJob, watchSourceUpload } from './hosting-watches.js';
+import type { WatchEvent } from './job-pollers.js';
+
+function stateOf<T>(event: WatchEvent<T>): T {
+  if (event.kind === 'error') throw event.error;
+  return event.state;
+}
+
+export const hostingSubscriptionResolvers: Resolvers = {
+  Subscription: {
+    appJob: {
+      subscribe: (_parent, { jobId }, ctx) => ctx.hosting.pollers.watch(watchJob(ctx, jobId)),
+      resolve: stateOf,
+    },
+    appSourceUpload: {
+      subscribe: (_parent, { appId, jobId }, ctx) =>
+        ctx.hosting.pollers.watch(watchSourceUpload(ctx, appId, jobId)),
+      resolve: stateOf,
+    },
+    appDeployment: {
+      subscribe: (_parent, { appId, deploymentId }, ctx) =>
+        ctx.hosting.pollers.watch(watchDeployment(ctx, appId, deploymentId)),
+      resolve: stateOf,
+    },
+  },
+};

@@ -1,0 +1,76 @@
+/**
+ * What each hosting subscription watches: the status read it polls, when it is over, and the key
+ * that lets every subscriber of one credential share one poller. The upstream has no read of a
+ * single deployment, so a deployment is found in the newest 50 of its app's list.
+ */
+import { ErrorCode } from '../errors/error-codes.js';
+import { GatewayError } from '../errors/gateway-errors.js';
+import type { GatewayContext } from '../server/context.js';
+import { requireCredential } from '../upstream/require-credential.js';
+import { requireId, WATCH_DEPLOYMENTS_LIMIT } from './hosting-inputs.js';
+import {
+  fromDeploymentItem,
+  fromJobRead,
+  fromUploadStatus,
+  isTerminal,
+  type AppDeploymentParent,
+  type AppJobParent,
+  type AppSourceUploadParent,
+} from './hosting.mappers.js';
+import type { WatchSpec } from './job-pollers.js';
+
+/** Credential id first: two tokens never share a poller, two subscribers of one token always do. */
+const keyOf = (ctx: GatewayContext, kind: string, ...ids: string[]): string =>
+  [requireCredential(ctx.credential).id, kind, ...ids].join('\u0000');
+
+export function watchJob(ctx: GatewayContext, jobId: string): WatchSpec<AppJobParent> {
+  requireId(jobId, 'jobId');
+  const api = ctx.hosting.api;
+  return {
+    key: keyOf(ctx, 'job', jobId),
+    poll: async (signal) => fromJobRead(await api.job(jobId, signal)),
+    isTerminal: (job) => isTerminal('job', job.status),
+  };
+}
+
+export function watchSourceUpload(
+  ctx: GatewayContext,
+  appId: string,
+  jobId: string,
+): WatchSpec<AppSourceUploadParent> {
+  requireId(appId, 'appId');
+  requireId(jobId, 'jobId');
+  const api = ctx.hosting.api;
+  return {
+    key: keyOf(ctx, 'upload', appId, jobId),
+    poll: async (signal) =>
+      fromUploadStatus(appId, jobId, await api.uploadStatus(appId, jobId, signal)),
+    isTerminal: (upload) => isTerminal('upload', upload.status),
+  };
+}
+
+export function watchDeployment(
+  ctx: GatewayContext,
+  appId: string,
+  deploymentId: string,
+): WatchSpec<AppDeploymentParent> {
+  requireId(appId, 'appId');
+  requireId(deploymentId, 'deploymentId');
+  const api = ctx.hosting.api;
+  return {
+    key: keyOf(ctx, 'deployment', appId, deploymentId),
+    poll: async (signal) => {
+      const list = await api.deployments(appId, WATCH_DEPLOYMENTS_LIMIT, signal);
+      const item = list.deployments.find((candidate) => candidate.id === deploymentId);
+      if (!item) {
+        throw new GatewayError(
+          ErrorCode.NOT_FOUND,
+          `Deployment ${deploymentId} is not among the ${WATCH_DEPLOYMENTS_LIMIT} newest deployments of app ${appId}`,
+          { field: 'deploymentId' },
+        );
+      }
+      return fromDeploymentItem(appId, item);
+    },
+    isTerminal: (deployment) => isTerminal('deployment', deployment.status),
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Prometheus metrics (`GET /metrics`). One registry per gateway (tests run several in one process).
+ * Labels never carry a token, an id or a raw path: operations by (sanitised, bounded) name, upstream
+ * calls by route template, buckets by class.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CircuitState } from '../upstream/circuit-breaker.js';
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  operation(name: string | null | undefined, outcome: 'success' | 'error', seconds: number): void;
+  upstreamCall(method: string, route: string, status: number | 'error', seconds: number): void;
+  cacheLookup(result: 'hit' | 'miss' | 'stale'): void;
+  bucketWait(bucket: string): void;
+  bucketRefusal(bucket: string): void;
+  breakerState(breakerClass: string, state: CircuitState): void;
+}
+
+/** Operation names are client-chosen: keep well-formed ones, and at most this many distinct. */
+const MAX_OPERATION_NAMES = 200;
+const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const BREAKER_STATE_VALUE: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
+
+export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true)
+    collectDefaultMetrics({ register: registry, prefix: 'weft_' });
+
+  const operations = new Counter({
+    name: 'weft_graphql_operations_total',
+    help: 'GraphQL operations by operation name and outcome',
+    labelNames: ['operation', 'outcome'],
+    registers: [registry],
+  });
+  const operationSeconds = new Histogram({
+    name: 'weft_graphql_operation_duration_seconds',
+    help: 'GraphQL operation latency',
+    labelNames: ['operation'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const upstreamCalls = new Counter({
+    name: 'weft_upstream_requests_total',
+    help: 'Upstream HTTP requests by route template and status',
+    labelNames: ['route', 'status'],
+    registers: [registry],
+  });
+  const upstreamSeconds = new Histogram({
+    name: 'weft_upstream_request_duration_seconds',
+    help: 'Upstream request latency by route template',
+    labelNames: ['route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const cacheLookups = new Counter({
+    name: 'weft_cache_lookups_total',
+    help: 'Upstream response cache lookups (hit, miss, stale = served stale on an upstream failure)',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const bucketWaits = new Counter({
+    name: 'weft_bucket_waits_total',
+    help: 'Upstream calls that waited for a token',
+    labelNames: ['bucket'],
+    registers: [registry],
+  });
+  const bucketRefusals = new Counter({
+    name: 'weft_bucket_refusals_total',
+    help: 'Upstream calls refused because a bucket stayed empty (RATE_LIMITED)',
+    labelNames: ['bucket'],
+    registers: [registry],
+  });
+  const breakers = new Gauge({
+    name: 'weft_circuit_breaker_state',
+    help: 'Circuit state per upstream route class (0 closed, 1 half-open, 2 open)',
+    labelNames: ['class'],
+    registers: [registry],
+  });
+
+  const seenNames = new Set<string>();
+  const operationLabel = (name: string | null | undefined): string => {
+    if (!name) return 'anonymous';
+    if (!OPERATION_NAME.test(name)) return 'invalid';
+    if (!seenNames.has(name)) {
+      if (seenNames.size >= MAX_OPERATION_NAMES) return 'other';
+      seenNames.add(name);
+    }
+    return name;
+  };
+
+  return {
+    registry,
+    operation(name, outcome, seconds) {
+      const operation = operationLabel(name);
+      operations.inc({ operation, outcome });
+      operationSeconds.observe({ operation }, seconds);
+    },
+    upstreamCall(method, route, status, seconds) {
+      const label = `${method} ${route}`;
+      upstreamCalls.inc({ route: label, status: String(status) });
+      upstreamSeconds.observe({ route: label }, seconds);
+    },
+    cacheLookup: (result) => cacheLookups.inc({ result }),
+    bucketWait: (bucket) => bucketWaits.inc({ bucket }),
+    bucketRefusal: (bucket) => bucketRefusals.inc({ bucket }),
+    breakerState: (breakerClass, state) =>
+      breakers.set({ class: breakerClass }, BREAKER_STATE_VALUE[state]),
+  };
+}

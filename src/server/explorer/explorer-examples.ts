@@ -1,0 +1,95 @@
+/**
+ * The saved example operations the explorer opens with, one tab each, written against the names of
+ * the client contract (`../shared/contract.graphql`). The ids are the embedded simulator's fixtures
+ * (as variable defaults, so each tab runs as it is: GraphiQL 3 does not load the first tab's saved
+ * variables), so `npm start` + the explorer + `demo-token` shows data at once.
+ */
+
+/** A GraphiQL tab. */
+export interface ExplorerTab {
+  readonly query: string;
+}
+
+const certificates = `# Certificates: a customer's certificates (Relay paging over the upstream's offset/limit),
+# the detail fields load on demand; plus an entitlement's issued bundle.
+# Set your token in the Headers tab below: {"Authorization": "Bearer <token>"}.
+query Certificates($customerId: ID! = "demo-customer", $first: Int = 5, $after: String) {
+  certificateCustomer(customerId: $customerId) {
+    customerId
+    certificates(first: $first, after: $after) {
+      totalCount
+      pageInfo { hasNextPage endCursor }
+      edges {
+        node {
+          certificateId
+          commonName
+          status
+          validEnd
+          subjectAlternativeNames
+          domainVerifications { domain status type }
+        }
+      }
+    }
+  }
+  certificateBundle(entitlementId: "demo-entitlement") {
+    notBefore
+    notAfter
+    fingerprintSha256
+    issuer
+    subject
+  }
+  viewer { rateLimit { limit remaining resetSec } }
+}
+`;
+
+const hosting = `# Hosting: your Node.js apps with their runtime status, recent deployments and secret names
+# (secret values are write-only). Follow a job live with the appJob subscription.
+query Hosting {
+  apps {
+    appId
+    name
+    status
+    runtimeStatus { appStatus }
+    deployments(limit: 3) {
+      totalCount
+      hasMore
+      deployments { deploymentId status errorMessage }
+    }
+    secrets { shared { name systemManaged } }
+  }
+}
+`;
+
+const commerce = `# Commerce: a store with its channels, customers and transactions (cards show brand and
+# last four only). Catalog and tax fields take storeId, or the X-Store-Id header.
+query Commerce($storeId: ID! = "11111111-1111-4111-8111-111111111111") {
+  store(storeId: $storeId) {
+    storeId
+    channels { channelId }
+    customers(first: 5) {
+      edges { node { customerId raw } }
+      pageInfo { hasNextPage endCursor }
+    }
+    transactions(first: 5) {
+      totalCount
+      edges {
+        node {
+          transactionId
+          status
+          amount { formatted }
+          card { brand last4 expMonth expYear entryMethod }
+          createdAt
+        }
+      }
+    }
+  }
+  channels(storeId: $storeId) { channelId raw }
+}
+`;
+
+/** The tabs, in order: certificates first (it opens on load). */
+export const EXPLORER_TABS: readonly ExplorerTab[] = [
+  { query: certificates },
+  { query: hosting },
+  { query: commerce },
+];

@@ -1,0 +1,45 @@
+/**
+ * HTTP policy of the GraphQL endpoint that Fastify, not Apollo, enforces (README "Security"):
+ *
+ * - a POST must be `application/json` (GraphQL over HTTP) or `multipart/form-data` (GraphQL
+ *   multipart uploads, parsed and capped by the uploads code); anything else — `text/plain`, a form,
+ *   no content type — is 415 before the body is read. Together with Apollo's CSRF prevention this
+ *   leaves no "simple" cross-site request that executes an operation.
+ * - the JSON body size is Fastify's `bodyLimit` (REQUEST_BODY_LIMIT_BYTES, 413 past it); multipart
+ *   bodies are streamed and never buffered against it.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ErrorCode } from '../../errors/error-codes.js';
+import { GatewayError } from '../../errors/gateway-errors.js';
+import { replyWithGraphQLError } from './graphql-error-reply.js';
+
+/** Media types a POST to the GraphQL endpoint may carry. */
+export const ACCEPTED_POST_MEDIA_TYPES: readonly string[] = [
+  'application/json',
+  'multipart/form-data',
+];
+
+/** `application/json; charset=utf-8` → `application/json`. */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  return type === '' ? undefined : type;
+}
+
+/** Registers the content-type check of POSTs to `graphqlPath`. */
+export function registerGraphqlHttpPolicy(app: FastifyInstance, graphqlPath: string): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'POST' || request.routeOptions.url !== graphqlPath) return;
+    const type = mediaTypeOf(request.headers['content-type']);
+    if (type !== undefined && ACCEPTED_POST_MEDIA_TYPES.includes(type)) return;
+    return replyWithGraphQLError(
+      request,
+      reply,
+      415,
+      new GatewayError(
+        ErrorCode.BAD_USER_INPUT,
+        `Unsupported content type ${type ?? '(none)'}: send application/json (multipart/form-data for uploads).`,
+        { contentType: type ?? null },
+      ),
+    );
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * Idempotent mutations (README "Security"). A client that may retry a mutation (a phone on a flaky
+ * network) sends `Idempotency-Key: <uuid>`. For the same credential and key within the TTL:
+ *
+ * - the same request (document, operation name, variables) gets the first response again, replayed
+ *   without running the mutation, so the upstream sees one write (`Idempotent-Replayed: true`);
+ * - a duplicate arriving while the first still runs waits for it, then gets its response;
+ * - a different request gets `CONFLICT` (HTTP 409).
+ *
+ * The key is taken in `responseForOperation`, the last step before execution: an operation that a
+ * limit, validation or the trusted-documents check refused never holds a key. A response that proves
+ * nothing was written (only RATE_LIMITED, UPSTREAM_UNAVAILABLE, UNAUTHENTICATED or FORBIDDEN errors and
+ * no data) frees the key instead, so the retry the client is told to make can run. Any other response —
+ * a timeout whose outcome is unknown included — is kept: replaying it is what prevents a second write.
+ * Queries ignore the header.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { HeaderMap, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
+import type { FormattedExecutionResult } from 'graphql';
+import { ErrorCode } from '../../errors/error-codes.js';
+import { GatewayError } from '../../errors/gateway-errors.js';
+import { formatGraphQLError } from '../../errors/graphql-errors.js';
+import type { GatewayContext } from '../context.js';
+import type { DoneRecord, IdempotencyStore } from './idempotency-store.js';
+import { IDEMPOTENCY_KEY, recordKeyOf, requestFingerprint } from './request-fingerprint.js';
+
+/** The request header (Fetch headers are case-insensitive; Apollo lower-cases them). */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Set on a replayed response. */
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/** Options of {@link idempotencyPlugin}. */
+export interface IdempotencyOptions {
+  readonly store: IdempotencyStore;
+  /** How long a response stays replayable. */
+  readonly ttlMs: number;
+  /** How long a duplicate waits for the request holding its key. */
+  readonly waitMs: number;
+  /**
+   * How long a claim holds a key without finishing. Far past any mutation's deadline: it only matters
+   * when a replica dies mid-request.
+   */
+  readonly lockMs: number;
+}
+
+/** Codes that prove the mutation was not written (refused before or by the upstream). */
+const NOT_WRITTEN: ReadonlySet<string> = new Set([
+  ErrorCode.RATE_LIMITED,
+  ErrorCode.UPSTREAM_UNAVAILABLE,
+  ErrorCode.UNAUTHENTICATED,
+  ErrorCode.FORBIDDEN,
+]);
+
+/** Whether a response may reflect a write (then it must be kept and replayed). */
+export function mayHaveWritten(result: FormattedExecutionResult): boolean {
+  const data = result.data;
+  if (data && Object.values(data).some((value) => value !== null)) return true;
+  const errors = result.errors ?? [];
+  return errors.length === 0 || errors.some((e) => !NOT_WRITTEN.has(String(e.extensions?.code)));
+}
+
+/** A copy of the result without per-request details (the replay stamps its own request id). */
+function storable(result: FormattedExecutionResult): Record<string, unknown> {
+  const copy = structuredClone(result) as FormattedExecutionResult;
+  for (const error of copy.errors ?? []) {
+    if (error.extensions) delete (error.extensions as Record<string, unknown>).requestId;
+  }
+  return copy as Record<string, unknown>;
+}
+
+function errorResponse(status: number, error: GatewayError): GraphQLResponse {
+  return {
+    http: { status, headers: new HeaderMap() },
+    body: {
+      kind: 'single',
+      singleResult: { errors: [formatGraphQLError({ message: error.message }, error)] },
+    },
+  };
+}
+
+function replay(record: DoneRecord): GraphQLResponse {
+  return {
+    http: { status: record.status, headers: new HeaderMap([[REPLAYED_HEADER, 'true']]) },
+    body: { kind: 'single', singleResult: structuredClone(record.result) },
+  };
+}
+
+/** The Apollo plugin that makes mutations with an `Idempotency-Key` run at most once. */
+export function idempotencyPlugin(options: IdempotencyOptions): ApolloServerPlugin<GatewayContext> {
+  const { store } = options;
+  return {
+    async requestDidStart({ request }) {
+      const header = request.http?.headers.get(IDEMPOTENCY_HEADER);
+      if (header === undefined) return;
+      let claim: { key: string; owner: string; fingerprint: string } | undefined;
+
+      return {
+        async responseForOperation({ operation, operationName, source, contextValue }) {
+          if (operation.operation !== 'mutation') return null;
+          if (!IDEMPOTENCY_KEY.test(header)) {
+            return errorResponse(
+              400,
+              new GatewayError(
+                ErrorCode.BAD_USER_INPUT,
+                'Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID, for example).',
+                { header: 'Idempotency-Key' },
+              ),
+            );
+          }
+          // Without a credential the mutation fails UNAUTHENTICATED before any write.
+          const credential = contextValue.credential;
+          if (!credential) return null;
+
+          const key = recordKeyOf(credential.id, header);
+          const fingerprint = requestFingerprint(credential.id, {
+            source,
+            operationName,
+            variables: request.variables,
+          });
+          const owner = randomUUID();
+          const deadline = Date.now() + options.waitMs;
+          for (let pause = 20; ; pause = Math.min(pause * 2, 250)) {
+            const held = await store.claim(
+              key,
+              { state: 'pending', fingerprint, owner },
+              options.lockMs,
+            );
+            if (!held) {
+              claim = { key, owner, fingerprint };
+              return null;
+            }
+            if (held.fingerprint !== fingerprint) {
+              return errorResponse(
+                409,
+                new GatewayError(
+                  ErrorCode.CONFLICT,
+                  'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+                  { reason: 'IDEMPOTENCY_KEY_REUSED' },
+                ),
+              );
+            }
+            if (held.state === 'done') {
+              contextValue.logger.info('idempotent mutation replayed');
+              return replay(held);
+            }
+            if (Date.now() + pause > deadline) {
+              return errorResponse(
+                409,
+                new GatewayError(
+                  ErrorCode.CONFLICT,
+                  'A request with this Idempotency-Key is still running; retry it later.',
+                  { reason: 'IDEMPOTENCY_KEY_IN_USE', retryAfterSec: 1 },
+                ),
+              );
+            }
+            await sleep(pause);
+          }
+        },
+
+        async willSendResponse({ response, contextValue }) {
+          if (!claim) return;
+          const { key, owner, fingerprint } = claim;
+          claim = undefined;
+          try {
+            const body = response.body;
+            if (body.kind !== 'single' || !mayHaveWritten(body.singleResult)) {
+              await store.release(key, owner);
+              return;
+            }
+            await store.complete(
+              key,
+              {
+                state: 'done',
+                fingerprint,
+                status: response.http.status ?? 200,
+                result: storable(body.singleResult),
+              },
+              options.ttlMs,
+            );
+          } catch (error) {
+            contextValue.logger.error(
+              { err: { message: (error as Error).message } },
+              'idempotency record not saved',
+            );
+          }
+        },
+      };
+    },
+  };
+}

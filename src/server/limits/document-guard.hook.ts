@@ -1,0 +1,119 @@
+/**
+ * Refuses documents before Apollo parses them: past the size limit, past the token limit, or — in
+ * trusted-documents mode — not in the manifest. Running ahead of Apollo means an oversize or untrusted
+ * document costs one string length and one lexer pass, never a parse, a validation or a suggestion
+ * that reveals the schema. Apollo's own `parseOptions.maxTokens` stays set as a backstop.
+ *
+ * Reads the operation the way GraphQL over HTTP carries it: a POST body (JSON, or the `operations`
+ * field multipart uploads turn into the body) or GET query parameters. A hash-only APQ request has
+ * no text to measure: its document was measured when it was registered.
+ */
+import { Lexer, Source, TokenKind } from 'graphql';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ErrorCode } from '../../errors/error-codes.js';
+import { GatewayError } from '../../errors/gateway-errors.js';
+import { replyWithGraphQLError } from '../http-policy/graphql-error-reply.js';
+import { documentHash, type TrustedDocuments } from '../persisted-operations/trusted-documents.js';
+import { limitExceeded, type OperationLimits } from './operation-limits.js';
+
+/** Options of {@link registerDocumentGuard}. */
+export interface DocumentGuardOptions {
+  readonly graphqlPath: string;
+  readonly limits: Pick<OperationLimits, 'maxDocumentBytes' | 'maxTokens'>;
+  /** Trusted-documents mode when set. */
+  readonly trusted: TrustedDocuments | undefined;
+}
+
+/** What a request says about its document. */
+export interface RequestedDocument {
+  readonly query: string | undefined;
+  readonly sha256Hash: string | undefined;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function hashOf(extensions: unknown): string | undefined {
+  if (typeof extensions === 'string') {
+    try {
+      return hashOf(JSON.parse(extensions));
+    } catch {
+      return undefined;
+    }
+  }
+  if (!isRecord(extensions) || !isRecord(extensions.persistedQuery)) return undefined;
+  const hash = extensions.persistedQuery.sha256Hash;
+  return typeof hash === 'string' ? hash : undefined;
+}
+
+/** The document text and/or APQ hash of a GET or POST GraphQL request (undefined: none to check). */
+export function requestedDocument(request: FastifyRequest): RequestedDocument | undefined {
+  const params = request.method === 'GET' ? request.query : request.body;
+  if (!isRecord(params)) return undefined; // a batch (refused by Apollo) or no body
+  const query = typeof params.query === 'string' ? params.query : undefined;
+  const sha256Hash = hashOf(params.extensions);
+  return query === undefined && sha256Hash === undefined ? undefined : { query, sha256Hash };
+}
+
+/**
+ * Counts lexical tokens (comments excluded, as graphql-js's parser counts them); undefined when the
+ * text does not lex. The size limit bounds the work.
+ */
+export function countTokens(text: string): number | undefined {
+  const lexer = new Lexer(new Source(text));
+  let count = 0;
+  try {
+    while (lexer.advance().kind !== TokenKind.EOF) count += 1;
+  } catch {
+    return undefined; // a syntax error: Apollo's parser reports it with its location
+  }
+  return count;
+}
+
+/** Why a document is refused, or undefined. */
+export function refusalOf(
+  document: RequestedDocument,
+  options: Omit<DocumentGuardOptions, 'graphqlPath'>,
+): GatewayError | undefined {
+  const { query, sha256Hash } = document;
+  if (query !== undefined) {
+    const bytes = Buffer.byteLength(query, 'utf8');
+    if (bytes > options.limits.maxDocumentBytes) {
+      return limitExceeded('documentSize', options.limits.maxDocumentBytes, bytes);
+    }
+    const tokens = countTokens(query);
+    if (tokens !== undefined && tokens > options.limits.maxTokens) {
+      return limitExceeded('tokens', options.limits.maxTokens, tokens);
+    }
+  }
+  if (options.trusted) {
+    const hash = query !== undefined ? documentHash(query) : sha256Hash;
+    if (hash === undefined || !options.trusted.has(hash)) {
+      return new GatewayError(
+        ErrorCode.FORBIDDEN,
+        'This server only runs trusted documents, and this operation is not one of them.',
+        { reason: 'UNTRUSTED_DOCUMENT' },
+      );
+    }
+  }
+  return undefined;
+}
+
+/** Registers the guard on the GraphQL route. */
+export function registerDocumentGuard(app: FastifyInstance, options: DocumentGuardOptions): void {
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.url !== options.graphqlPath) return;
+    if (request.method !== 'GET' && request.method !== 'POST') return;
+    const document = requestedDocument(request);
+    if (!document) return;
+    const refusal = refusalOf(document, options);
+    if (!refusal) return;
+    request.log.info(
+      { refused: refusal.details.limit ?? refusal.details.reason },
+      'graphql operation refused',
+    );
+    // A limit is a request the client can fix (400); an untrusted document is not permitted (403).
+    const status = refusal.code === ErrorCode.FORBIDDEN ? 403 : 400;
+    return replyWithGraphQLError(request, reply, status, refusal);
+  });
+}

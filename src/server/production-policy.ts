@@ -1,0 +1,96 @@
+/**
+ * The gateway's production policy, assembled in one place (README "Security"): operation limits,
+ * the HTTP policy of the GraphQL endpoint, persisted operations (APQ or trusted documents),
+ * idempotent mutations and the self-hosted explorer. `create-gateway.ts` spreads its Apollo options
+ * and plugins; observability plugins (metrics, tracing) belong in that plugin list too.
+ */
+import type { ApolloServerOptions, ApolloServerPlugin } from '@apollo/server';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { createRedisConnection, type RedisConnection } from '../upstream/redis-connection.js';
+import type { GatewayContext } from './context.js';
+import { registerExplorer } from './explorer/explorer.routes.js';
+import { registerGraphqlHttpPolicy } from './http-policy/graphql-http-policy.js';
+import { idempotencyPlugin } from './idempotency/idempotency.plugin.js';
+import {
+  createMemoryIdempotencyStore,
+  type IdempotencyStore,
+} from './idempotency/idempotency-store.js';
+import { createRedisIdempotencyStore } from './idempotency/redis-idempotency-store.js';
+import { registerDocumentGuard } from './limits/document-guard.hook.js';
+import { operationCostPlugin } from './limits/operation-cost.plugin.js';
+import { operationLimitsOf } from './limits/operation-limits.js';
+import { createOperationShapeRule } from './limits/operation-shape.rule.js';
+import { createPersistedOperations } from './persisted-operations/persisted-operations.js';
+
+/** A claim on an idempotency key outlives any mutation; it only matters if a replica dies mid-request. */
+const IDEMPOTENCY_LOCK_MS = 5 * 60_000;
+
+/** What `create-gateway.ts` takes from the policy. */
+export interface ProductionPolicy {
+  /** Options for `new ApolloServer(…)`. */
+  readonly apolloOptions: Pick<
+    ApolloServerOptions<GatewayContext>,
+    'validationRules' | 'parseOptions' | 'persistedQueries'
+  >;
+  /** Apollo plugins: the cost limit and idempotency. */
+  readonly plugins: ApolloServerPlugin<GatewayContext>[];
+  /** Closes the policy's Redis connection. */
+  close(): Promise<void>;
+}
+
+/** Registers the policy's Fastify hooks and routes on `app` and returns what Apollo needs. */
+export async function createProductionPolicy(
+  app: FastifyInstance,
+  config: Config,
+  logger: FastifyBaseLogger,
+  graphqlPath: string,
+): Promise<ProductionPolicy> {
+  const limits = operationLimitsOf(config);
+  const redis: RedisConnection | undefined = config.REDIS_URL
+    ? createRedisConnection({
+        url: config.REDIS_URL,
+        connectTimeoutMs: config.REDIS_CONNECT_TIMEOUT_MS,
+        commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+        logger,
+      })
+    : undefined;
+  try {
+    const persisted = await createPersistedOperations({
+      ttlSec: config.APQ_TTL_SEC,
+      trustedDocumentsPath: config.TRUSTED_DOCUMENTS_PATH,
+      redis: redis && { client: redis.client, keyPrefix: config.REDIS_KEY_PREFIX },
+      logger,
+    });
+    registerGraphqlHttpPolicy(app, graphqlPath);
+    registerDocumentGuard(app, { graphqlPath, limits, trusted: persisted.trusted });
+    if (config.EXPLORER) await registerExplorer(app, { graphqlPath });
+
+    const store: IdempotencyStore = redis
+      ? createRedisIdempotencyStore({ connection: redis, prefix: config.REDIS_KEY_PREFIX, logger })
+      : createMemoryIdempotencyStore();
+    return {
+      apolloOptions: {
+        validationRules: [createOperationShapeRule(limits)],
+        // A backstop for documents that reach the parser without the document guard's count.
+        parseOptions: { maxTokens: limits.maxTokens },
+        persistedQueries: persisted.apolloOptions,
+      },
+      plugins: [
+        operationCostPlugin<GatewayContext>(limits),
+        idempotencyPlugin({
+          store,
+          ttlMs: config.IDEMPOTENCY_TTL_SEC * 1000,
+          waitMs: config.IDEMPOTENCY_WAIT_MS,
+          lockMs: Math.max(IDEMPOTENCY_LOCK_MS, config.IDEMPOTENCY_WAIT_MS),
+        }),
+      ],
+      close: async () => {
+        await redis?.close();
+      },
+    };
+  } catch (error) {
+    await redis?.close();
+    throw error;
+  }
+}

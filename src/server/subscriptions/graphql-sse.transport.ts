@@ -1,0 +1,98 @@
+/**
+ * GraphQL over SSE (graphql-sse, "distinct connections" mode): `POST /graphql` with
+ * `Accept: text/event-stream` carries one subscription and is answered with an event stream of its
+ * results, ending with `complete`. The bearer token is the request's `Authorization` header, as for
+ * any other POST. Requests without that Accept header keep going to Apollo Server.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ExecutionResult as SseExecutionResult } from 'graphql-sse';
+import { createHandler } from 'graphql-sse/lib/use/fastify';
+import type { ExecutionArgs } from 'graphql';
+import { bearerToken, type CredentialFactory } from '../../upstream/credential.js';
+import {
+  formatSubscriptionResult,
+  prepareSubscription,
+  type SubscriptionExecutionOptions,
+} from './subscription-execution.js';
+
+export interface GraphQLSseOptions extends SubscriptionExecutionOptions {
+  readonly path: string;
+  readonly credentialFor: CredentialFactory;
+}
+
+export interface GraphQLSseTransport {
+  /** Ends every open event stream (shutdown). */
+  close(): void;
+}
+
+const EVENT_STREAM = 'text/event-stream';
+
+/** graphql-sse accepts exactly `text/event-stream`; clients may list more types. */
+const wantsEventStream = (request: FastifyRequest): boolean =>
+  (request.headers.accept ?? '')
+    .split(',')
+    .some((type) => type.split(';')[0]?.trim().toLowerCase() === EVENT_STREAM);
+
+export function registerGraphQLSse(
+  app: FastifyInstance,
+  options: GraphQLSseOptions,
+): GraphQLSseTransport {
+  const open = new Set<FastifyReply>();
+
+  const handler = createHandler({
+    // No single-connection mode: each subscription is its own POST.
+    authenticate: () => null,
+    onSubscribe: (req, params) => {
+      const request = req.raw;
+      const prepared = prepareSubscription(options, params, () => {
+        const token = bearerToken(request.headers.authorization);
+        return {
+          requestId: request.id,
+          credential: token ? options.credentialFor(token) : undefined,
+          logger: request.log,
+        };
+      });
+      // Request errors go out as one `next` event (then `complete`), formatted in onNext.
+      // graphql-sse recognises a result by its `data` member.
+      if (!('schema' in prepared)) return { data: null, errors: [...prepared] };
+      // graphql-sse types its context as a plain record; the value is the GatewayContext.
+      return prepared as ExecutionArgs & { contextValue: undefined };
+    },
+    // graphql-sse serializes with JSON.stringify, so formatted errors go out as they are.
+    onNext: (_ctx, req, result) =>
+      formatSubscriptionResult(
+        result,
+        { requestId: req.raw.id, logger: req.raw.log },
+        options.formatOptions,
+      ) as unknown as SseExecutionResult,
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.url !== options.path || request.method !== 'POST') return;
+    if (!wantsEventStream(request)) return;
+    request.headers.accept = EVENT_STREAM;
+    reply.hijack();
+    open.add(reply);
+    const started = performance.now();
+    try {
+      await handler(request, reply);
+    } catch (error) {
+      request.log.error({ err: error }, 'event stream failed');
+      if (!reply.raw.headersSent) reply.raw.writeHead(500);
+      reply.raw.end();
+    } finally {
+      open.delete(reply);
+      request.log.info(
+        { transport: 'graphql-sse', durationMs: Math.round(performance.now() - started) },
+        'graphql subscription',
+      );
+    }
+    return reply;
+  });
+
+  return {
+    close() {
+      for (const reply of open) reply.raw.end();
+    },
+  };
+}

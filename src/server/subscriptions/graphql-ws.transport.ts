@@ -1,0 +1,129 @@
+/**
+ * graphql-ws (the `graphql-transport-ws` protocol) on WebSocket upgrades of the GraphQL path. The
+ * bearer token travels in the connection parameters — `{authorization: 'Bearer …'}` or `{token}` —
+ * because browsers cannot set headers on a WebSocket; a non-browser client may also send the
+ * `Authorization` header with the upgrade. A connection without a token is accepted, and each of its
+ * subscriptions fails UNAUTHENTICATED, exactly like an HTTP request without one.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { GatewayContext } from '../context.js';
+import { bearerToken, type CredentialFactory } from '../../upstream/credential.js';
+import {
+  formatRequestErrors,
+  formatSubscriptionResult,
+  prepareSubscription,
+  type SubscriptionExecutionOptions,
+} from './subscription-execution.js';
+
+export interface GraphQLWsOptions extends SubscriptionExecutionOptions {
+  readonly path: string;
+  readonly credentialFor: CredentialFactory;
+  readonly logger: FastifyBaseLogger;
+  readonly isProduction: boolean;
+}
+
+export interface GraphQLWsTransport {
+  /** Closes every connection (1001 going away) and the server. */
+  close(): Promise<void>;
+}
+
+/** The token from connection params (`authorization` or `token`), else from the upgrade request. */
+function tokenOf(
+  params: Readonly<Record<string, unknown>> | undefined,
+  upgrade: IncomingMessage,
+): string | undefined {
+  const authorization = params?.authorization ?? params?.Authorization;
+  if (typeof authorization === 'string') return bearerToken(authorization);
+  if (typeof params?.token === 'string') return bearerToken(`Bearer ${params.token}`);
+  return bearerToken(upgrade.headers.authorization);
+}
+
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+
+const pathOf = (url: string | undefined): string => (url ?? '').split('?')[0] ?? '';
+
+export function registerGraphQLWs(
+  app: FastifyInstance,
+  options: GraphQLWsOptions,
+): GraphQLWsTransport {
+  // Protocol messages are small; ws would otherwise accept frames of up to 100 MiB.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  /** Per connection: each running subscription's request id, start and results sent. */
+  const running = new WeakMap<
+    object,
+    Map<string, { requestId: string; at: number; events: number }>
+  >();
+  const runningOf = (ctx: object) => {
+    let map = running.get(ctx);
+    if (!map) running.set(ctx, (map = new Map()));
+    return map;
+  };
+
+  const server = useServer<Record<string, unknown>>(
+    {
+      isProd: options.isProduction,
+      onSubscribe: (ctx, id, payload) => {
+        const requestId = randomUUID();
+        const prepared = prepareSubscription(options, payload, () => {
+          const token = tokenOf(ctx.connectionParams, ctx.extra.request);
+          return {
+            requestId,
+            credential: token ? options.credentialFor(token) : undefined,
+            logger: options.logger.child({ reqId: requestId, transport: 'graphql-ws' }),
+          };
+        });
+        if (!('schema' in prepared)) return prepared;
+        runningOf(ctx).set(id, { requestId, at: performance.now(), events: 0 });
+        return prepared;
+      },
+      onNext: (ctx, id, _payload, args, result) => {
+        const entry = runningOf(ctx).get(id);
+        if (entry) entry.events += 1;
+        return formatSubscriptionResult(
+          result,
+          args.contextValue as GatewayContext,
+          options.formatOptions,
+        );
+      },
+      onError: (_ctx, _id, _payload, errors) =>
+        formatRequestErrors(errors, randomUUID(), options.formatOptions),
+      onComplete: (ctx, id, payload) => {
+        const entry = runningOf(ctx).get(id);
+        runningOf(ctx).delete(id);
+        if (!entry) return;
+        options.logger.info(
+          {
+            reqId: entry.requestId,
+            transport: 'graphql-ws',
+            operationName: payload.operationName ?? null,
+            events: entry.events,
+            durationMs: Math.round(performance.now() - entry.at),
+          },
+          'graphql subscription',
+        );
+      },
+    },
+    wss,
+  );
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (pathOf(request.url) !== options.path) {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (client) => wss.emit('connection', client, request));
+  };
+  app.server.on('upgrade', onUpgrade);
+
+  return {
+    async close() {
+      app.server.off('upgrade', onUpgrade);
+      await server.dispose();
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * What graphql-ws and graphql-sse share: turning a subscribe request into execution arguments with a
+ * context from the same `createGatewayContext` as HTTP requests, and formatting every result's
+ * errors through the one error formatter (`formatGraphQLError`), as Apollo Server does for HTTP.
+ *
+ * Only subscriptions are served here. Queries and mutations go to `POST /graphql`, where Apollo
+ * Server's plugins (logging, limits, CSRF prevention) apply to them.
+ */
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  formatGraphQLError,
+  stampRequestId,
+  type FormatOptions,
+} from '../../errors/graphql-errors.js';
+import type { Credential } from '../../upstream/credential.js';
+import { ErrorCode } from '../../errors/error-codes.js';
+import type { GatewayContext } from '../context.js';
+
+/** The request side of a context: what `createGatewayContext` needs besides its dependencies. */
+export interface SubscriptionRequest {
+  readonly requestId: string;
+  readonly credential: Credential | undefined;
+  readonly logger: FastifyBaseLogger;
+}
+
+export interface SubscriptionExecutionOptions {
+  readonly schema: GraphQLSchema;
+  readonly createContext: (request: SubscriptionRequest) => GatewayContext;
+  /** Rules added to graphql-js's (e.g. depth or cost limits). */
+  readonly validationRules?: readonly ValidationRule[];
+  /** As for HTTP responses (production drops "Did you mean …?"). */
+  readonly formatOptions?: FormatOptions;
+}
+
+export interface SubscribeParams {
+  readonly query: string;
+  readonly operationName?: string | null;
+  readonly variables?: Readonly<Record<string, unknown>> | null;
+}
+
+const requestError = (message: string, code: string): GraphQLError =>
+  new GraphQLError(message, { extensions: { code } });
+
+/**
+ * Parses and validates a subscribe request; returns the execution arguments (the context is created
+ * only for a valid subscription) or the request's errors.
+ */
+export function prepareSubscription(
+  options: SubscriptionExecutionOptions,
+  params: SubscribeParams,
+  request: () => SubscriptionRequest,
+): ExecutionArgs | readonly GraphQLError[] {
+  let document: DocumentNode;
+  try {
+    document = parse(params.query);
+  } catch (error) {
+    const message = error instanceof GraphQLError ? error.message : 'The query could not be parsed';
+    return [requestError(message, 'GRAPHQL_PARSE_FAILED')];
+  }
+  const errors = validate(options.schema, document, [
+    ...specifiedRules,
+    ...(options.validationRules ?? []),
+  ]);
+  if (errors.length > 0) {
+    return errors.map((error) =>
+      requestError(error.message, (error.extensions.code as string) ?? 'GRAPHQL_VALIDATION_FAILED'),
+    );
+  }
+  const operation = getOperationAST(document, params.operationName ?? undefined);
+  if (!operation) {
+    return [requestError('Name the operation to run (`operationName`)', 'BAD_REQUEST')];
+  }
+  if (operation.operation !== 'subscription') {
+    return [
+      requestError(
+        'Only subscriptions are served over WebSocket and SSE: send queries and mutations as POST /graphql',
+        'BAD_REQUEST',
+      ),
+    ];
+  }
+  return {
+    schema: options.schema,
+    document,
+    operationName: params.operationName ?? undefined,
+    variableValues: params.variables ?? undefined,
+    contextValue: options.createContext(request()),
+  };
+}
+
+/**
+ * One error as the client sees it. Errors of the request itself (no path, no original error: bad
+ * variables) are the client's, BAD_USER_INPUT as Apollo Server reports them; the rest go through
+ * `formatGraphQLError`, which types gateway and upstream errors and masks anything unexpected.
+ */
+export function formatSubscriptionError(
+  error: GraphQLError,
+  options: FormatOptions = {},
+): GraphQLFormattedError {
+  const formatted = error.toJSON();
+  const isRequestError = error.path === undefined && error.originalError == null;
+  const code = formatted.extensions?.code;
+  return formatGraphQLError(
+    isRequestError && code === undefined
+      ? { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } }
+      : formatted,
+    error,
+    options,
+  );
+}
+
+/**
+ * A result with every error formatted and stamped with the request id. An error that had to be
+ * masked (a bug, not a typed failure) is logged, as the HTTP path's lifecycle plugin does.
+ */
+export function formatSubscriptionResult(
+  result: { data?: unknown; errors?: readonly GraphQLError[]; extensions?: unknown },
+  context: Pick<GatewayContext, 'requestId' | 'logger'>,
+  options: FormatOptions = {},
+): FormattedExecutionResult {
+  if (!result.errors?.length) return result as FormattedExecutionResult;
+  const errors = result.errors.map((error) => {
+    const formatted = formatSubscriptionError(error, options);
+    if (formatted.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR) {
+      context.logger.error(
+        { err: error.originalError ?? error, path: error.path },
+        'subscription resolver failed',
+      );
+    }
+    return formatted;
+  });
+  stampRequestId(errors, context.requestId);
+  return { ...(result as FormattedExecutionResult), errors };
+}
+
+/** Formats request errors (parse, validation, wrong operation type) for an error message. */
+export function formatRequestErrors(
+  errors: readonly GraphQLError[],
+  requestId: string,
+  options: FormatOptions = {},
+): GraphQLFormattedError[] {
+  const formatted = errors.map((error) => formatSubscriptionError(error, options));
+  stampRequestId(formatted, requestId);
+  return formatted;
+}

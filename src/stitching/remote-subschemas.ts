@@ -1,0 +1,114 @@
+/**
+ * The remote subschemas of the stitched graph, built from the checked-in SDL snapshots under
+ * schema/remote/ (start-up never introspects the upstream; `npm run schema:pull` refreshes them).
+ *
+ * Each subschema: the snapshot, the collision renames, for catalog and tax the added `storeId`
+ * argument and store routing, an executor through the upstream client, and `batch: true` so that
+ * sibling fields bound for one subgraph (and one store) leave as ONE upstream request.
+ */
+import { readFile } from 'node:fs/promises';
+import { buildSchema, type DocumentNode, type GraphQLResolveInfo } from 'graphql';
+import { Subschema, delegateToSchema, type SubschemaConfig } from '@graphql-tools/delegate';
+import type { GatewayContext } from '../server/context.js';
+import { localNames, planRenames } from './name-collisions.js';
+import { REMOTE_SUBGRAPHS, snapshotUrl, type RemoteSubgraph } from './remote-subgraphs.js';
+import { createStoreExtension, STORE_TYPE, type StoreExtension } from './store-extension.js';
+import { STORE_ID_ARGUMENT, resolveStoreId, subgraphScope } from './store-routing.js';
+import { createSubgraphExecutor } from './subgraph-executor.js';
+import {
+  moneyInputDescriptionsTransform,
+  renameTransforms,
+  storeIdArgumentTransform,
+} from './subgraph-transforms.js';
+
+/** What the gateway schema stitches in from the subgraphs. */
+export interface RemoteSubschemas {
+  readonly subschemas: readonly Subschema[];
+  /** `Store` fields for the catalog and tax reads (store-extension.ts). */
+  readonly storeExtension: StoreExtension;
+}
+
+/** Reads and parses the snapshots; a missing or invalid one fails start-up with its path. */
+export async function loadRemoteSchemas(
+  subgraphs: readonly RemoteSubgraph[] = REMOTE_SUBGRAPHS,
+): Promise<{ subgraph: RemoteSubgraph; sdl: string }[]> {
+  return Promise.all(
+    subgraphs.map(async (subgraph) => {
+      const url = snapshotUrl(subgraph);
+      try {
+        return { subgraph, sdl: await readFile(url, 'utf8') };
+      } catch (error) {
+        throw new Error(`cannot read the ${subgraph.name} schema snapshot ${url.pathname}`, {
+          cause: error,
+        });
+      }
+    }),
+  );
+}
+
+type ProxyingResolverFactory = NonNullable<SubschemaConfig['createProxyingResolver']>;
+
+/**
+ * Root fields of a subgraph: route to the store (catalog, tax) or to the global scope (order), and
+ * delegate without the added `storeId` argument.
+ */
+const proxyingResolver =
+  (subgraph: RemoteSubgraph): ProxyingResolverFactory =>
+  ({ subschemaConfig, operation }) =>
+  (_root: unknown, args: Record<string, unknown>, context: object, info: GraphQLResolveInfo) => {
+    // Stitching types the context loosely; the gateway's is always a GatewayContext.
+    const gateway = context as GatewayContext;
+    if (!subgraph.storeScoped) {
+      return delegateToSchema({
+        schema: subschemaConfig,
+        operation,
+        args,
+        context: subgraphScope(gateway, null),
+        info,
+      });
+    }
+    const { [STORE_ID_ARGUMENT]: storeArgument, ...rest } = args;
+    const storeId = resolveStoreId(storeArgument, gateway);
+    return delegateToSchema({
+      schema: subschemaConfig,
+      operation,
+      args: rest,
+      context: subgraphScope(gateway, storeId),
+      info,
+    });
+  };
+
+/** Builds the three subschemas and the `Store` extension against the local SDL. */
+export async function createRemoteSubschemas(
+  localTypeDefs: readonly (string | DocumentNode)[],
+): Promise<RemoteSubschemas> {
+  const snapshots = (await loadRemoteSchemas()).map(({ subgraph, sdl }) => ({
+    subgraph,
+    schema: buildSchema(sdl),
+  }));
+  const local = localNames(localTypeDefs);
+  const plan = planRenames(local, snapshots);
+
+  const built = snapshots.map(({ subgraph, schema }) => {
+    const renames = plan.get(subgraph.name);
+    if (!renames) throw new Error(`no renames planned for ${subgraph.name}`);
+    const subschema = new Subschema({
+      name: subgraph.name,
+      schema,
+      executor: createSubgraphExecutor(subgraph),
+      batch: true,
+      createProxyingResolver: proxyingResolver(subgraph),
+      transforms: [
+        moneyInputDescriptionsTransform(),
+        ...renameTransforms(renames),
+        ...(subgraph.storeScoped ? [storeIdArgumentTransform(subgraph.name)] : []),
+      ],
+    });
+    return { subgraph, subschema };
+  });
+
+  return {
+    subschemas: built.map(({ subschema }) => subschema),
+    storeExtension: createStoreExtension(built, local.objectFields.get(STORE_TYPE) ?? new Set()),
+  };
+}

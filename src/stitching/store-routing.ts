@@ -1,0 +1,81 @@
+/**
+ * Store routing for the store-scoped subgraphs (catalog, tax): which store a delegated field goes
+ * to, and the per-store scope that carries it to the executor.
+ *
+ * Why a scope object per (request, store) instead of the request context itself: stitching batches
+ * the delegations that share a context into one upstream request. Handing each store its own
+ * (memoised) scope makes sibling fields for the SAME store share one request while fields for two
+ * stores can never be merged into a request for the wrong one.
+ */
+import { ErrorCode } from '../errors/error-codes.js';
+import { GatewayError } from '../errors/gateway-errors.js';
+import type { GatewayContext } from '../server/context.js';
+
+/** The argument added to every root field of the catalog and tax subgraphs. */
+export const STORE_ID_ARGUMENT = 'storeId';
+
+/** The request header a client may send instead of the argument. */
+export const STORE_ID_HEADER = 'x-store-id';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What a subgraph executor receives as `context`: the request, and the store when scoped. */
+export interface SubgraphScope {
+  readonly gateway: GatewayContext;
+  readonly storeId: string | null;
+}
+
+const scopes = new WeakMap<GatewayContext, Map<string, SubgraphScope>>();
+const GLOBAL = '\u0000global';
+
+/** The one scope object of this request for this store (`null`: the global order subgraph). */
+export function subgraphScope(gateway: GatewayContext, storeId: string | null): SubgraphScope {
+  let byStore = scopes.get(gateway);
+  if (!byStore) {
+    byStore = new Map();
+    scopes.set(gateway, byStore);
+  }
+  const key = storeId ?? GLOBAL;
+  let scope = byStore.get(key);
+  if (!scope) {
+    scope = { gateway, storeId };
+    byStore.set(key, scope);
+  }
+  return scope;
+}
+
+/** Store ids are uuids (commerce document, path parameter `storeId`): checked before any call. */
+export function checkStoreId(value: string, field = STORE_ID_ARGUMENT): string {
+  const trimmed = value.trim();
+  if (!UUID.test(trimmed)) {
+    throw new GatewayError(ErrorCode.BAD_USER_INPUT, `\`${field}\` must be a store id (a uuid)`, {
+      field,
+    });
+  }
+  return trimmed.toLowerCase();
+}
+
+/**
+ * The store of a catalog/tax root field: the `storeId` argument, else the `X-Store-Id` request
+ * header; neither is BAD_USER_INPUT before any upstream call.
+ */
+export function resolveStoreId(argument: unknown, gateway: GatewayContext): string {
+  if (typeof argument === 'string' && argument.trim() !== '') return checkStoreId(argument);
+  if (gateway.storeIdHeader !== undefined) {
+    return checkStoreId(gateway.storeIdHeader, 'X-Store-Id');
+  }
+  throw new GatewayError(
+    ErrorCode.BAD_USER_INPUT,
+    'This field needs a store: pass `storeId` or send the X-Store-Id header',
+    { field: STORE_ID_ARGUMENT },
+  );
+}
+
+/** The `X-Store-Id` header of an incoming request (first value; blank counts as absent). */
+export function storeIdHeaderOf(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): string | undefined {
+  const raw = headers[STORE_ID_HEADER];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}

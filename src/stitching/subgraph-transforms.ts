@@ -1,0 +1,82 @@
+/**
+ * The transforms between a subgraph's own schema and what the graph shows of it: the collision
+ * renames, the added `storeId` argument of the store-scoped subgraphs, and money-input descriptions.
+ */
+import { GraphQLID, GraphQLInputObjectType, type GraphQLSchema } from 'graphql';
+import type { Transform } from '@graphql-tools/delegate';
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import { RenameRootFields, RenameTypes, TransformRootFields } from '@graphql-tools/wrap';
+import type { SubgraphRenames } from './name-collisions.js';
+import { STORE_ID_ARGUMENT } from './store-routing.js';
+
+/** The renames of name-collisions.ts as stitching transforms. */
+export function renameTransforms(renames: SubgraphRenames): Transform[] {
+  return [
+    new RenameTypes((name) => renames.types.get(name) ?? name),
+    new RenameRootFields((operation, name) => renames.rootFields.get(operation)?.get(name) ?? name),
+  ];
+}
+
+const STORE_ID_DESCRIPTION =
+  'The store (a uuid). Defaults to the `X-Store-Id` request header; without either, the field ' +
+  'fails with BAD_USER_INPUT before any upstream call.';
+
+/**
+ * Adds `storeId: ID` to every root field. The argument never reaches the subgraph: the proxying
+ * resolver (subgraph-subschemas.ts) takes it out of the arguments and routes the call with it.
+ */
+export function storeIdArgumentTransform(subgraphName: string): Transform {
+  return new TransformRootFields((operation, fieldName, fieldConfig) => {
+    if (fieldConfig.args?.[STORE_ID_ARGUMENT]) {
+      throw new Error(
+        `${subgraphName} ${operation}.${fieldName} already has a \`${STORE_ID_ARGUMENT}\` argument`,
+      );
+    }
+    return {
+      ...fieldConfig,
+      args: {
+        ...fieldConfig.args,
+        [STORE_ID_ARGUMENT]: { type: GraphQLID, description: STORE_ID_DESCRIPTION },
+      },
+    };
+  });
+}
+
+/** Money inputs of the subgraphs by original type name → the integer field in minor units. */
+const MONEY_INPUTS: Readonly<Record<string, string>> = {
+  SimpleMoneyInput: 'value',
+  CalculateTaxLineInput: 'amount',
+};
+
+const MINOR_UNITS =
+  'Integer amount in minor currency units: 1999 is 19.99 in a two-decimal currency ' +
+  '(1999 JPY is ¥1999; KWD has three decimals).';
+
+/**
+ * States on every money input that amounts are in minor units (the document: "1999 stands for 19.99
+ * in a two-decimal currency"), whatever the snapshot's own descriptions say. Schema-only: the
+ * request and the result pass unchanged.
+ */
+export function moneyInputDescriptionsTransform(): Transform {
+  return {
+    transformSchema: (schema: GraphQLSchema) =>
+      mapSchema(schema, {
+        [MapperKind.INPUT_OBJECT_TYPE]: (type) => {
+          const field = MONEY_INPUTS[type.name];
+          if (field === undefined) return type;
+          const config = type.toConfig();
+          const target = config.fields[field];
+          if (target === undefined) return type;
+          const description =
+            type.name === 'SimpleMoneyInput' && !/minor/i.test(config.description ?? '')
+              ? 'An amount in minor currency units (1999 = 19.99 in a two-decimal currency).'
+              : config.description;
+          return new GraphQLInputObjectType({
+            ...config,
+            description,
+            fields: { ...config.fields, [field]: { ...target, description: MINOR_UNITS } },
+          });
+        },
+      }),
+  };
+}

@@ -1,0 +1,216 @@
+/**
+ * The cache and singleflight layers of the upstream client (DESIGN.md: cache → singleflight →
+ * token bucket → undici). Per call, the route's policy (`cache-policy.ts`) decides:
+ * - cacheable read: a fresh entry answers without an upstream call; otherwise one call per key is in
+ *   flight at a time (singleflight) and its answer is stored. When that call fails with a 5xx, a 429,
+ *   a network error or a timeout, the token bucket is empty or the circuit is open, an entry no older than
+ *   `CACHE_STALE_MAX_AGE_SEC` answers instead and the request's facts say so (`extensions.stale`);
+ * - write: after it (or after a failure that may have applied it) the tags it makes stale are
+ *   invalidated for every credential;
+ * - anything else: passed through; identical GETs still share one call.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { ErrorCode } from '../errors/error-codes.js';
+import { GatewayError, UpstreamError } from '../errors/gateway-errors.js';
+import type { CacheKeyer } from './cache-key.js';
+import type { CacheDecision, CachePolicy } from './cache-policy.js';
+import { wasNotSent } from './http-transport.js';
+import type { StaleReason } from './request-facts.js';
+import type { CachedAnswer, CacheLookup, ResponseCache } from './response-cache.js';
+import type { Singleflight } from './singleflight.js';
+import type { UpstreamCall, UpstreamResponse } from './upstream-call.js';
+import type { UpstreamClient } from './upstream-client.js';
+
+export interface CachedUpstreamClientOptions {
+  readonly inner: UpstreamClient;
+  readonly cache: ResponseCache;
+  readonly policy: CachePolicy;
+  readonly keyOf: CacheKeyer;
+  readonly singleflight: Singleflight;
+  /** Oldest entry served when the upstream fails (ms). */
+  readonly staleMaxAgeMs: number;
+  readonly logger: FastifyBaseLogger;
+  readonly now?: () => number;
+}
+
+/** Response headers worth keeping with an entry (not the budget, not per-response plumbing). */
+const DROPPED_HEADERS =
+  /^(ratelimit-|retry-after$|date$|connection$|keep-alive$|transfer-encoding$|content-length$|set-cookie$|x-request-id$)/;
+
+const keptHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!DROPPED_HEADERS.test(name)) kept[name] = value;
+  }
+  return kept;
+};
+
+/** Failures a stale value may stand in for, and how the response names them. */
+function staleReasonOf(error: unknown): StaleReason | undefined {
+  if (error instanceof GatewayError) {
+    // Refused before sending: an empty bucket, or an open circuit (upstream known to be failing).
+    if (error.code === ErrorCode.RATE_LIMITED) return 'RATE_LIMITED';
+    return error.code === ErrorCode.UPSTREAM_UNAVAILABLE ? 'UPSTREAM_ERROR' : undefined;
+  }
+  if (!(error instanceof UpstreamError)) return undefined;
+  if (error.kind === 'network' || error.kind === 'timeout') return 'UPSTREAM_ERROR';
+  if (error.kind !== 'http' || error.status === undefined) return undefined;
+  if (error.status === 429) return 'RATE_LIMITED';
+  return error.status >= 500 ? 'UPSTREAM_ERROR' : undefined;
+}
+
+/** Whether a failed write may still have changed upstream state (then its tags are invalidated). */
+function mayHaveApplied(error: unknown): boolean {
+  if (error instanceof GatewayError) return false; // refused before sending
+  if (!(error instanceof UpstreamError)) return true;
+  if (error.kind === 'http') return (error.status ?? 500) >= 500;
+  return !wasNotSent(error);
+}
+
+/** A call that others may join: it must not die with the first caller's abort signal. */
+const shareable = (call: UpstreamCall): UpstreamCall => {
+  if (!call.signal) return call;
+  const { signal: _signal, ...rest } = call;
+  return rest;
+};
+
+/** A caller's own abort still ends its wait for a shared call (the call goes on for the others). */
+function abortable<T>(shared: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return shared;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    shared.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+export function createCachedUpstreamClient(options: CachedUpstreamClientOptions): UpstreamClient {
+  const { inner, cache, policy, keyOf, singleflight, logger } = options;
+  const now = options.now ?? Date.now;
+  let lastStoreWarning = 0;
+  const warnStore = (error: unknown, what: string) => {
+    // One line per minute at most: a Redis outage must not flood the log.
+    if (now() - lastStoreWarning < 60_000) return;
+    lastStoreWarning = now();
+    logger.warn({ err: { message: (error as Error).message } }, `response cache: ${what} failed`);
+  };
+
+  const answerOf = <T>(entry: CachedAnswer): UpstreamResponse<T> => ({
+    status: entry.status,
+    data: entry.data as T,
+    headers: entry.headers,
+    rateLimit: undefined,
+  });
+
+  async function fetchAndStore<T>(
+    call: UpstreamCall,
+    decision: Extract<CacheDecision, { type: 'cache' }>,
+    key: string,
+    lookup: CacheLookup | undefined,
+  ): Promise<UpstreamResponse<T>> {
+    const startedAt = now();
+    const response = await inner.request<T>(shareable(call));
+    const data = (decision.sanitize ? decision.sanitize(response.data) : response.data) as T;
+    const ttlSec = decision.ttlOf ? decision.ttlOf(data, decision.ttlSec) : decision.ttlSec;
+    // Without the tag versions read before the call, validity could not be checked: store nothing.
+    if (lookup && ttlSec > 0) {
+      const answer: CachedAnswer = {
+        status: response.status,
+        data,
+        headers: keptHeaders(response.headers),
+        storedAt: startedAt,
+        freshUntil: startedAt + ttlSec * 1000,
+        tags: lookup.versions,
+      };
+      try {
+        await cache.store(key, answer, ttlSec * 1000 + options.staleMaxAgeMs);
+      } catch (error) {
+        warnStore(error, 'store');
+      }
+    }
+    return { ...response, data };
+  }
+
+  async function cached<T>(
+    call: UpstreamCall,
+    decision: Extract<CacheDecision, { type: 'cache' }>,
+  ): Promise<UpstreamResponse<T>> {
+    const key = keyOf(call, decision.kind);
+    let lookup: CacheLookup | undefined;
+    try {
+      lookup = await cache.lookup(key, decision.tags);
+    } catch (error) {
+      warnStore(error, 'lookup');
+    }
+    const entry = lookup?.entry;
+    if (entry && now() < entry.freshUntil) return answerOf<T>(entry);
+    try {
+      return await abortable(
+        singleflight.run(key, () => fetchAndStore<T>(call, decision, key, lookup)),
+        call.signal,
+      );
+    } catch (error) {
+      const reason = staleReasonOf(error);
+      const ageMs = entry ? now() - entry.storedAt : Infinity;
+      if (!entry || !reason || ageMs > entry.freshUntil - entry.storedAt + options.staleMaxAgeMs) {
+        throw error;
+      }
+      const route = `${call.method} ${call.route}`;
+      const ageSec = Math.floor(ageMs / 1000);
+      call.scope?.facts?.recordStale({ route, ageSec, reason });
+      logger.info({ route, ageSec, reason }, 'upstream failed: served a stale cached value');
+      return answerOf<T>(entry);
+    }
+  }
+
+  async function write<T>(call: UpstreamCall, tags: readonly string[]) {
+    const invalidate = async () => {
+      // New readers must not join reads that started before this write.
+      singleflight.forgetAll();
+      try {
+        await cache.invalidate(tags);
+      } catch (error) {
+        warnStore(error, 'invalidation');
+      }
+    };
+    try {
+      const response = await inner.request<T>(call);
+      await invalidate();
+      return response;
+    } catch (error) {
+      if (mayHaveApplied(error)) await invalidate();
+      throw error;
+    }
+  }
+
+  return {
+    request<T>(call: UpstreamCall): Promise<UpstreamResponse<T>> {
+      const decision = policy.decide(call);
+      switch (decision.type) {
+        case 'cache':
+          return cached<T>(call, decision);
+        case 'invalidate':
+          return write<T>(call, decision.tags);
+        case 'pass':
+          return call.method === 'GET'
+            ? abortable(
+                singleflight.run(keyOf(call, 'get'), () => inner.request<T>(shareable(call))),
+                call.signal,
+              )
+            : inner.request<T>(call);
+      }
+    },
+    probe: (timeoutMs) => inner.probe(timeoutMs),
+    close: () => inner.close(),
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Token buckets in this process's memory: the store of a single replica without `REDIS_URL`, and
+ * each replica's fallback while Redis is unreachable (then with `share` < 1, see
+ * `fallback-bucket-store.ts`). Same algorithm as the Redis Lua script (`token-bucket.ts`).
+ */
+import { LRUCache } from 'lru-cache';
+import type { BudgetSnapshot } from './budget-tracker.js';
+import type { RouteClass } from './route-classes.js';
+import {
+  correctBucket,
+  credentialWaitMs,
+  refillBucket,
+  shareOf,
+  snapshotOf,
+  type BucketState,
+  type BucketStore,
+  type CredentialBudget,
+} from './token-bucket.js';
+
+export interface MemoryBucketStoreOptions {
+  readonly budget: CredentialBudget;
+  /** Share of every limit this store may hand out (1 = all of it). */
+  readonly share?: number;
+  readonly now?: () => number;
+  /** Credentials remembered at once; the least recently used is forgotten past this. */
+  readonly maxCredentials?: number;
+}
+
+interface ClassLog {
+  /** Times of the calls of the last window, oldest first. */
+  readonly calls: number[];
+  blockedUntil: number;
+}
+
+export function createMemoryBucketStore(options: MemoryBucketStoreOptions): BucketStore {
+  const now = options.now ?? Date.now;
+  const share = options.share ?? 1;
+  const capacity = shareOf(options.budget.capacity, share);
+  const buckets = new LRUCache<string, BucketState>({ max: options.maxCredentials ?? 100_000 });
+  const classes = new Map<string, ClassLog>();
+
+  const bucketAt = (credentialId: string, at: number): BucketState => {
+    let state = buckets.get(credentialId);
+    if (!state) {
+      state = { tokens: capacity, ts: at, resetAt: 0, cap: capacity };
+      buckets.set(credentialId, state);
+    }
+    refillBucket(state, at, options.budget);
+    return state;
+  };
+
+  const classLogOf = (credentialId: string, routeClass: RouteClass, at: number): ClassLog => {
+    const key = routeClass.perCredential ? `${routeClass.name}:${credentialId}` : routeClass.name;
+    let log = classes.get(key);
+    if (!log) {
+      log = { calls: [], blockedUntil: 0 };
+      classes.set(key, log);
+    }
+    const horizon = at - routeClass.windowMs;
+    let drop = 0;
+    while (drop < log.calls.length && (log.calls[drop] ?? 0) <= horizon) drop += 1;
+    if (drop > 0) log.calls.splice(0, drop);
+    return log;
+  };
+
+  const classWaitMs = (log: ClassLog, routeClass: RouteClass, at: number): number => {
+    if (log.blockedUntil > at) return log.blockedUntil - at;
+    if (log.calls.length < shareOf(routeClass.limit, share)) return 0;
+    return Math.max(1, (log.calls[0] ?? at) + routeClass.windowMs - at);
+  };
+
+  return {
+    async take(credentialId, routeClass) {
+      const at = now();
+      const state = bucketAt(credentialId, at);
+      const log = routeClass ? classLogOf(credentialId, routeClass, at) : undefined;
+      const classWait = log && routeClass ? classWaitMs(log, routeClass, at) : 0;
+      if (state.tokens < 1) {
+        return {
+          allowed: false,
+          waitMs: credentialWaitMs(state, at, options.budget),
+          deniedBy: 'credential',
+          budget: snapshotOf(state, at, options.budget),
+        };
+      }
+      if (classWait > 0) {
+        return {
+          allowed: false,
+          waitMs: classWait,
+          deniedBy: 'route-class',
+          budget: snapshotOf(state, at, options.budget),
+        };
+      }
+      state.tokens -= 1;
+      log?.calls.push(at);
+      return {
+        allowed: true,
+        waitMs: 0,
+        deniedBy: undefined,
+        budget: snapshotOf(state, at, options.budget),
+      };
+    },
+
+    async correct(credentialId, routeClass, correction): Promise<BudgetSnapshot> {
+      const at = now();
+      const state = bucketAt(credentialId, at);
+      correctBucket(state, at, capacity, {
+        ...correction,
+        // A share of the upstream's limit: the other replicas hold the rest.
+        ...(correction.limit === undefined ? {} : { limit: shareOf(correction.limit, share) }),
+      });
+      if (correction.blockMs !== undefined && correction.blockRouteClass && routeClass) {
+        const log = classLogOf(credentialId, routeClass, at);
+        log.blockedUntil = Math.max(log.blockedUntil, at + correction.blockMs);
+      }
+      return snapshotOf(state, at, options.budget);
+    },
+
+    async peek(credentialId) {
+      const at = now();
+      const known = buckets.get(credentialId);
+      const state: BucketState = known
+        ? { ...known }
+        : { tokens: capacity, ts: at, resetAt: 0, cap: capacity };
+      refillBucket(state, at, options.budget);
+      return snapshotOf(state, at, options.budget);
+    },
+  };
+}

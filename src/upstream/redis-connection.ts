@@ -1,0 +1,101 @@
+/**
+ * The one Redis client of a gateway process (cache store and token buckets), built so that Redis
+ * being slow or gone never stalls a request: commands are not queued while disconnected (they fail at
+ * once), each command has a timeout, reconnection continues in the background with backoff, and
+ * every caller has a fallback. At start-up the first connection is awaited for at most the connect
+ * timeout, so the first requests use Redis when it is there.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { createClient } from 'redis';
+
+export type RedisClient = ReturnType<typeof createRedisClient>;
+
+export interface RedisConnection {
+  readonly client: RedisClient;
+  /** Whether commands can be sent now (waits once, at start-up, for the first connection). */
+  usable(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface RedisConnectionOptions {
+  readonly url: string;
+  readonly connectTimeoutMs: number;
+  readonly commandTimeoutMs: number;
+  readonly logger: FastifyBaseLogger;
+  /** `CLIENT SETNAME`, so operators can tell the gateway's connections apart. */
+  readonly name?: string;
+}
+
+function createRedisClient(options: RedisConnectionOptions) {
+  return createClient({
+    url: options.url,
+    ...(options.name ? { name: options.name } : {}),
+    disableOfflineQueue: true,
+    commandOptions: { timeout: options.commandTimeoutMs },
+    socket: {
+      connectTimeout: options.connectTimeoutMs,
+      reconnectStrategy: (retries: number) => Math.min(2_000, 50 * 2 ** Math.min(retries, 6)),
+    },
+  });
+}
+
+/** The URL without its password, for log lines. */
+export const redactRedisUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'redis://?';
+  }
+};
+
+export function createRedisConnection(options: RedisConnectionOptions): RedisConnection {
+  const log = options.logger.child({ component: 'redis', redis: redactRedisUrl(options.url) });
+  const client = createRedisClient(options);
+  let healthy: boolean | undefined;
+  let closed = false;
+  // Log transitions, not every failed reconnect attempt.
+  client.on('error', (error: Error) => {
+    if (healthy !== false) {
+      log.warn({ err: { message: error.message } }, 'Redis unreachable: using local fallbacks');
+    }
+    healthy = false;
+  });
+  client.on('ready', () => {
+    if (healthy === false) log.info('Redis reachable again');
+    healthy = true;
+  });
+
+  let startupDone = false;
+  const firstReady = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, options.connectTimeoutMs);
+    timer.unref();
+    client.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  }).then(() => {
+    startupDone = true;
+  });
+  client.connect().catch((error: unknown) => {
+    if (!closed) log.warn({ err: { message: (error as Error).message } }, 'Redis connect failed');
+  });
+
+  return {
+    client,
+    async usable() {
+      if (!startupDone) await firstReady;
+      return client.isReady;
+    },
+    async close() {
+      closed = true;
+      try {
+        if (client.isReady) await client.close();
+        else client.destroy();
+      } catch {
+        client.destroy();
+      }
+    },
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * The per-credential token bucket in front of every upstream call (DESIGN.md "The way a request
+ * travels"), plus the route-class buckets of `route-classes.ts`.
+ *
+ * The credential bucket mirrors the upstream's window ("600 requests per ~1399 s per credential"):
+ * - capacity and refill come from config (`UPSTREAM_RATE_LIMIT` per `UPSTREAM_RATE_WINDOW_SEC`);
+ * - every upstream response corrects it: `RateLimit-Remaining` lowers the tokens (only lowers: calls
+ *   still in flight were already taken), `RateLimit-Limit` lowers the capacity, and
+ *   `RateLimit-Reset` pins the window: inside a known window nothing refills, at its end the bucket
+ *   is full again. Only a credential never answered refills continuously (capacity per window);
+ * - a 429 empties it until the reset it names.
+ * So the gateway never sends the request that the upstream would answer 429, and a bucket shared by
+ * several replicas (Redis) never lets them spend more than the window together.
+ *
+ * When a bucket is empty a call waits up to `UPSTREAM_BUCKET_WAIT_MS` for a token, then fails with
+ * RATE_LIMITED and `retryAfterSec`; the cache may still answer it from a stale value.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { ErrorCode } from '../errors/error-codes.js';
+import { GatewayError } from '../errors/gateway-errors.js';
+import type { BudgetSnapshot, BudgetTracker } from './budget-tracker.js';
+import type { Credential } from './credential.js';
+import type { RouteClass } from './route-classes.js';
+
+/** The configured budget of every credential. */
+export interface CredentialBudget {
+  readonly capacity: number;
+  readonly windowMs: number;
+}
+
+export type DeniedBy = 'credential' | 'route-class';
+
+export interface TakeVerdict {
+  readonly allowed: boolean;
+  /** When denied: how long until the denying bucket can give a token. */
+  readonly waitMs: number;
+  readonly deniedBy: DeniedBy | undefined;
+  /** The credential bucket after the take. */
+  readonly budget: BudgetSnapshot;
+}
+
+/** What an upstream answer says about the budgets. */
+export interface BudgetCorrection {
+  /** `RateLimit-Limit`. */
+  readonly limit?: number;
+  /** `RateLimit-Remaining`. */
+  readonly remaining?: number;
+  /** `RateLimit-Reset`, in ms from now. */
+  readonly resetMs?: number;
+  /** A 429: nothing more until this many ms from now. */
+  readonly blockMs?: number;
+  /** The 429 came from the route class's limit, not the credential's window. */
+  readonly blockRouteClass?: boolean;
+  /**
+   * The budget the take before this answer reported already agrees with it (limit and remaining no
+   * higher, window end no earlier): a shared store may skip its round trip. Local stores apply it.
+   */
+  readonly redundant?: boolean;
+}
+
+/**
+ * Where bucket state lives. Implementations: memory (one process) and Redis (one atomic Lua script
+ * per operation, on Redis `TIME`), and the fallback that picks between them.
+ */
+export interface BucketStore {
+  take(credentialId: string, routeClass: RouteClass | undefined): Promise<TakeVerdict>;
+  correct(
+    credentialId: string,
+    routeClass: RouteClass | undefined,
+    correction: BudgetCorrection,
+  ): Promise<BudgetSnapshot>;
+  peek(credentialId: string): Promise<BudgetSnapshot>;
+}
+
+/** The state of one credential bucket (the same fields the Lua script keeps in a Redis hash). */
+export interface BucketState {
+  tokens: number;
+  /** Last update, ms. */
+  ts: number;
+  /** End of the upstream window we know of, ms; 0 = unknown (refill continuously). */
+  resetAt: number;
+  cap: number;
+}
+
+/** Brings a bucket to `now`: the window's end refills it, an unknown window refills continuously. */
+export function refillBucket(state: BucketState, now: number, budget: CredentialBudget): void {
+  if (state.resetAt > 0) {
+    if (now >= state.resetAt) {
+      state.tokens = state.cap;
+      state.resetAt = 0;
+    }
+  } else if (now > state.ts) {
+    state.tokens = Math.min(
+      state.cap,
+      state.tokens + ((now - state.ts) * state.cap) / budget.windowMs,
+    );
+  }
+  state.ts = Math.max(state.ts, now);
+}
+
+/** Applies an upstream answer to a bucket already brought to `now` (see {@link refillBucket}). */
+export function correctBucket(
+  state: BucketState,
+  now: number,
+  capacity: number,
+  correction: BudgetCorrection,
+): void {
+  if (correction.limit !== undefined && correction.limit >= 1) {
+    state.cap = Math.min(capacity, correction.limit);
+    state.tokens = Math.min(state.tokens, state.cap);
+  }
+  if (correction.remaining !== undefined && correction.remaining < state.tokens) {
+    state.tokens = Math.max(0, correction.remaining);
+  }
+  if (correction.resetMs !== undefined) state.resetAt = now + Math.max(0, correction.resetMs);
+  if (correction.blockMs !== undefined && !correction.blockRouteClass) {
+    state.tokens = 0;
+    state.resetAt = now + Math.max(1, correction.blockMs);
+  }
+}
+
+export function snapshotOf(
+  state: BucketState,
+  now: number,
+  budget: CredentialBudget,
+): BudgetSnapshot {
+  const resetMs =
+    state.resetAt > 0
+      ? state.resetAt - now
+      : ((state.cap - state.tokens) * budget.windowMs) / Math.max(1, state.cap);
+  return {
+    limit: state.cap,
+    remaining: Math.max(0, Math.floor(state.tokens)),
+    resetSec: Math.max(0, Math.ceil(resetMs / 1000)),
+  };
+}
+
+/** The wait a denied credential bucket asks for. */
+export function credentialWaitMs(
+  state: BucketState,
+  now: number,
+  budget: CredentialBudget,
+): number {
+  if (state.resetAt > 0) return Math.max(1, state.resetAt - now);
+  return Math.max(1, Math.ceil(((1 - state.tokens) * budget.windowMs) / Math.max(1, state.cap)));
+}
+
+/** A share of a limit, never below one call (a replica on its own must still make progress). */
+export const shareOf = (limit: number, share: number): number =>
+  Math.max(1, Math.floor(limit * share));
+
+export interface TokenBucketLimiter extends BudgetTracker {
+  /**
+   * Takes a token from the credential's bucket and from the route class's, waiting up to the
+   * configured time; throws RATE_LIMITED (with `retryAfterSec`) when that is not enough.
+   */
+  acquire(credentialId: string, routeClass: RouteClass | undefined): Promise<BudgetSnapshot>;
+  /** Feeds an upstream answer back into the buckets; returns the corrected budget. */
+  observe(
+    credentialId: string,
+    routeClass: RouteClass | undefined,
+    correction: BudgetCorrection,
+  ): Promise<BudgetSnapshot>;
+}
+
+export interface LimiterOptions {
+  readonly store: BucketStore;
+  /** How long a call may wait for a token (`UPSTREAM_BUCKET_WAIT_MS`). */
+  readonly maxWaitMs: number;
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<unknown>;
+}
+
+/** The error of a call the buckets refused: the same code as an upstream 429. */
+export function budgetExhausted(deniedBy: DeniedBy | undefined, waitMs: number): GatewayError {
+  const retryAfterSec = Math.max(1, Math.ceil(waitMs / 1000));
+  const what =
+    deniedBy === 'route-class'
+      ? "The upstream's per-route request rate is used up"
+      : "The credential's upstream request budget is used up";
+  return new GatewayError(ErrorCode.RATE_LIMITED, `${what}; retry in ${retryAfterSec} s`, {
+    retryAfterSec,
+    limiter: deniedBy === 'route-class' ? 'ROUTE_CLASS' : 'CREDENTIAL',
+  });
+}
+
+export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLimiter {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => delay(ms));
+  const { store } = options;
+  return {
+    async acquire(credentialId, routeClass) {
+      const giveUpAt = now() + options.maxWaitMs;
+      for (;;) {
+        const verdict = await store.take(credentialId, routeClass);
+        if (verdict.allowed) return verdict.budget;
+        // Waiting only helps when a token comes back within the allowed wait.
+        if (now() + verdict.waitMs > giveUpAt) {
+          throw budgetExhausted(verdict.deniedBy, verdict.waitMs);
+        }
+        await sleep(verdict.waitMs);
+      }
+    },
+    observe: (credentialId, routeClass, correction) =>
+      store.correct(credentialId, routeClass, correction),
+    snapshot: (credential: Credential) => store.peek(credential.id),
+  };
+}

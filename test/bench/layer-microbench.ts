@@ -1,0 +1,112 @@
+/**
+ * The cost of Weft's own efficiency layers, measured alone in this process: a cache hit through the
+ * cached upstream client (memory store), and a token-bucket take + correction per upstream call
+ * (memory, and Redis when it answers). These isolate what the end-to-end runs cannot: how much of a
+ * request's CPU is the cache and the limiter, as opposed to Apollo, GraphQL execution and HTTP.
+ */
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import { isRedundant } from '../../src/upstream/budgeted-transport.js';
+import { createCacheKeyer } from '../../src/upstream/cache-key.js';
+import { createCachePolicy } from '../../src/upstream/cache-policy.js';
+import { createCachedUpstreamClient } from '../../src/upstream/cached-upstream-client.js';
+import { createCredentialFactory } from '../../src/upstream/credential.js';
+import { createFallbackBucketStore } from '../../src/upstream/fallback-bucket-store.js';
+import { createMemoryBucketStore } from '../../src/upstream/memory-bucket-store.js';
+import { createRedisBucketStore } from '../../src/upstream/redis-bucket-store.js';
+import { createRedisConnection } from '../../src/upstream/redis-connection.js';
+import { createResponseCache } from '../../src/upstream/response-cache.js';
+import { createSingleflight } from '../../src/upstream/singleflight.js';
+import { createTokenBucketLimiter, type BucketStore } from '../../src/upstream/token-bucket.js';
+import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/upstream-call.js';
+import type { UpstreamClient } from '../../src/upstream/upstream-client.js';
+
+const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+const credential = createCredentialFactory('bench-secret-0123456789abcdef')('demo-token');
+
+/** Microseconds per call of `fn`, after a warm-up. */
+async function perCallUs(fn: () => Promise<unknown>, calls: number): Promise<number> {
+  for (let i = 0; i < Math.min(2_000, calls); i += 1) await fn();
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < calls; i += 1) await fn();
+  return Number(process.hrtime.bigint() - started) / 1_000 / calls;
+}
+
+/** A cache hit of a certificate detail (the load runs' query) through the real layer. */
+export async function cacheHitUs(detail: unknown): Promise<number> {
+  const inner: UpstreamClient = {
+    request: async <T>() =>
+      ({
+        status: 200,
+        data: structuredClone(detail) as T,
+        headers: {},
+        rateLimit: undefined,
+      }) as UpstreamResponse<T>,
+    probe: async () => true,
+    close: async () => undefined,
+  };
+  const client = createCachedUpstreamClient({
+    inner,
+    cache: createResponseCache({
+      store: { type: 'memory', maxBytes: 64 << 20 },
+      tagTtlMs: 3_600_000,
+    }),
+    policy: createCachePolicy(),
+    keyOf: createCacheKeyer('bench-secret-0123456789abcdef'),
+    singleflight: createSingleflight(),
+    staleMaxAgeMs: 600_000,
+    logger: silent,
+  });
+  const call: UpstreamCall = {
+    method: 'GET',
+    route: '/v2/customers/{customerId}/certificates/{certificateId}',
+    params: { customerId: 'demo-customer', certificateId: 'cert-0005' },
+    credential,
+  };
+  await client.request(call);
+  return perCallUs(() => client.request(call), 20_000);
+}
+
+/** One upstream call's worth of limiter work: take a token, then apply the answer's headers. */
+async function limiterUs(store: BucketStore, calls: number): Promise<number> {
+  const limiter = createTokenBucketLimiter({ store, maxWaitMs: 0 });
+  let remaining = 1_000_000_000;
+  return perCallUs(async () => {
+    const taken = await limiter.acquire(credential.id, undefined);
+    remaining -= 1;
+    const correction = { limit: 1_000_000_000, remaining, resetMs: 1_399_000 };
+    // As the budgeted transport does: an answer that only confirms the take skips the round trip.
+    await limiter.observe(credential.id, undefined, {
+      ...correction,
+      redundant: isRedundant(200, taken, correction),
+    });
+  }, calls);
+}
+
+export async function limiterMemoryUs(): Promise<number> {
+  const budget = { capacity: 1_000_000_000, windowMs: 1_399_000 };
+  return limiterUs(createMemoryBucketStore({ budget }), 20_000);
+}
+
+export async function limiterRedisUs(url: string, prefix: string): Promise<number> {
+  const connection = createRedisConnection({
+    url,
+    connectTimeoutMs: 1_000,
+    commandTimeoutMs: 1_000,
+    logger: silent,
+  });
+  try {
+    if (!(await connection.usable())) return NaN;
+    const budget = { capacity: 1_000_000_000, windowMs: 1_399_000 };
+    // As in a gateway: Redis behind the fallback store (which skips redundant corrections).
+    const store = createFallbackBucketStore({
+      primary: createRedisBucketStore({ client: connection.client, budget, prefix }),
+      fallback: createMemoryBucketStore({ budget, share: 0.25 }),
+      usable: () => connection.usable(),
+      logger: silent,
+    });
+    return await limiterUs(store, 3_000);
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,357 @@
+/**
+ * `npm run bench`: Weft's efficiency figures in one run (issue 5), printed as tables.
+ *
+ *   a. upstream calls of a scripted front-end journey: Weft cold, Weft warm, a naive REST client,
+ *      and the theoretical minimum;
+ *   b. requests/s and p50/p99 of a cache-hit query beside a bare Fastify route serving the same JSON;
+ *   c. cache hit vs miss, limiter on vs off, as ratios;
+ *   d. the gateway's CPU milliseconds per request.
+ *
+ * The simulator runs in this process with `SIM_LATENCY_MS` (default 20 ms) per upstream request;
+ * every gateway and the bare route run as their own processes, so their CPU is measured alone
+ * (Linux: /proc/<pid>/stat). Knobs: SIM_LATENCY_MS, BENCH_DURATION_SEC (6), BENCH_WARMUP_SEC (2),
+ * BENCH_CONNECTIONS (16), REDIS_URL (the Redis rows run when it answers).
+ */
+import { spawn, execSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { request } from 'undici';
+import { createClient } from 'redis';
+import { createSimulator } from '../../src/simulator/simulator.js';
+import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { HIT_QUERY, SCREENS, createRestClient } from './journey.js';
+import { cacheHitUs, limiterMemoryUs, limiterRedisUs } from './layer-microbench.js';
+
+const num = (name: string, fallback: number): number => {
+  const value = Number(process.env[name]);
+  return process.env[name] && Number.isFinite(value) ? value : fallback;
+};
+const LATENCY_MS = num('SIM_LATENCY_MS', 20);
+const DURATION_SEC = num('BENCH_DURATION_SEC', 6);
+const WARMUP_SEC = num('BENCH_WARMUP_SEC', 2);
+const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TOKEN = 'demo-token';
+
+// --- processes and CPU ----------------------------------------------------------------------
+
+const CLOCK_TICK_MS = (() => {
+  try {
+    return 1000 / Number(execSync('getconf CLK_TCK').toString().trim());
+  } catch {
+    return 10;
+  }
+})();
+
+/** CPU time (user + system, all threads) of a process so far, ms; undefined off Linux. */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+
+async function redisAnswers(): Promise<boolean> {
+  const client = createClient({
+    url: REDIS_URL,
+    socket: { connectTimeout: 500, reconnectStrategy: false },
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (client.isOpen) client.destroy();
+  }
+}
+
+async function startBare(bodyFile: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bare-fastify.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), BENCH_BODY_FILE: bodyFile },
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i += 1) {
+    try {
+      const res = await request(`${url}/healthz`);
+      await res.body.dump();
+      return { url, child };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error('bare Fastify route did not start');
+}
+
+// --- load -------------------------------------------------------------------------------------
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuPerRequest: number | undefined;
+  errors: number;
+}
+
+const graphqlBody = JSON.stringify({ query: HIT_QUERY });
+
+async function load(url: string, pid: number | undefined, query = HIT_QUERY): Promise<Load> {
+  const options = {
+    url: `${url}/graphql`,
+    method: 'POST',
+    connections: CONNECTIONS,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: query === HIT_QUERY ? graphqlBody : JSON.stringify({ query }),
+  };
+  await autocannon({ ...options, duration: WARMUP_SEC });
+  const before = cpuMs(pid);
+  const result = await autocannon({ ...options, duration: DURATION_SEC });
+  const after = cpuMs(pid);
+  const total = result.requests.total;
+  return {
+    rps: total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuPerRequest:
+      before === undefined || after === undefined ? undefined : (after - before) / total,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+// --- formatting --------------------------------------------------------------------------------
+
+const fixed = (value: number | undefined, digits = 1) =>
+  value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
+
+function table(headers: string[], rows: (string | number)[][]): string {
+  const cells = [headers, ...rows.map((row) => row.map(String))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
+  const line = (row: string[]) =>
+    `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(cells[0]!), rule, ...cells.slice(1).map(line)].join('\n');
+}
+
+const loadRow = (name: string, l: Load) => [
+  name,
+  fixed(l.rps, 0),
+  fixed(l.p50, 1),
+  fixed(l.p99, 1),
+  fixed(l.cpuPerRequest, 3),
+];
+
+// --- the run ----------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const simulator = await createSimulator({
+    latencyMs: LATENCY_MS,
+    rateLimit: 1_000_000_000,
+    rateWindowSec: 1399,
+  });
+  const simUrl = await simulator.listen(0);
+  const withRedis = await redisAnswers();
+  const redisPrefix = `weft-bench-${process.pid}`;
+
+  const base = {
+    UPSTREAM_URL: simUrl,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    UPSTREAM_RATE_LIMIT: '1000000000',
+    CREDENTIAL_HMAC_SECRET: 'weft-benchmark-secret-0123456789',
+  };
+  const gateway = async (env: Record<string, string>) =>
+    startGatewayProcess({ ...base, ...env, PORT: String(await freePort()) }, 120_000);
+  // The limiter pair runs with NODE_ENV=test: production refuses UPSTREAM_LIMITER=off.
+  const testMode = { NODE_ENV: 'test', UPSTREAM_CACHE: 'off' };
+  const [weft, miss, limiterOn, limiterOff, redisWeft, redisMiss] = await Promise.all([
+    gateway({}),
+    gateway({ UPSTREAM_CACHE: 'off' }),
+    gateway({ ...testMode }),
+    gateway({ ...testMode, UPSTREAM_LIMITER: 'off' }),
+    withRedis ? gateway({ REDIS_URL, REDIS_KEY_PREFIX: redisPrefix }) : undefined,
+    withRedis
+      ? gateway({ REDIS_URL, REDIS_KEY_PREFIX: `${redisPrefix}-nc`, UPSTREAM_CACHE: 'off' })
+      : undefined,
+  ]);
+  const processes = [weft, miss, limiterOn, limiterOff, redisWeft, redisMiss].filter(
+    (p): p is GatewayProcess => p !== undefined,
+  );
+  let bare: ChildProcess | undefined;
+
+  try {
+    // a. the journey ---------------------------------------------------------------------------
+    const count = async (run: () => Promise<void>) => {
+      await request(`${simUrl}/__sim/reset`, { method: 'POST' }).then((r) => r.body.dump());
+      await run();
+      const stats = (await (await request(`${simUrl}/__sim/stats`)).body.json()) as {
+        total: number;
+      };
+      return stats.total;
+    };
+    const problems: string[] = [];
+    const visit = async (query: string, name: string) => {
+      const { body } = await weft.gql(query, {}, TOKEN);
+      if (body.errors) problems.push(`${name}: ${JSON.stringify(body.errors[0]).slice(0, 200)}`);
+    };
+    const visitTwice = (query: string, name: string) => async () => {
+      await visit(query, name);
+      await visit(query, name);
+    };
+    const rows: (string | number)[][] = [];
+    const totals = { minimum: 0, naive: 0, cold: 0, warm: 0 };
+    const cold: number[] = [];
+    for (const screen of SCREENS) cold.push(await count(visitTwice(screen.query, screen.name)));
+    const coldDoneAt = Date.now();
+    for (const [i, screen] of SCREENS.entries()) {
+      const warm = await count(visitTwice(screen.query, screen.name));
+      const rest = createRestClient(simUrl, TOKEN);
+      const naive = await count(async () => {
+        await screen.naive(rest);
+        await screen.naive(rest);
+      });
+      const minimum = new Set(rest.log).size;
+      rows.push([screen.name, minimum, naive, cold[i]!, warm]);
+      totals.minimum += minimum;
+      totals.naive += naive;
+      totals.cold += cold[i]!;
+      totals.warm += warm;
+    }
+    const warmAfterSec = (Date.now() - coldDoneAt) / 1000;
+    rows.push(['total', totals.minimum, totals.naive, totals.cold, totals.warm]);
+
+    // b–d. load ----------------------------------------------------------------------------------
+    await weft.gql(HIT_QUERY, {}, TOKEN); // fill the caches
+    if (redisWeft) await redisWeft.gql(HIT_QUERY, {}, TOKEN);
+    const hitBody = JSON.stringify((await weft.gql(HIT_QUERY, {}, TOKEN)).body);
+    const bodyFile = join(mkdtempSync(join(tmpdir(), 'weft-bench-')), 'hit.json');
+    writeFileSync(bodyFile, hitBody);
+    const bareServer = await startBare(bodyFile);
+    bare = bareServer.child;
+
+    const bareLoad = await load(bareServer.url, bare.pid);
+    const hit = await load(weft.url, weft.child.pid);
+    const floor = await load(weft.url, weft.child.pid, '{ __typename }');
+    const hitRedis = redisWeft ? await load(redisWeft.url, redisWeft.child.pid) : undefined;
+    const missLoad = await load(miss.url, miss.child.pid);
+    const missRedis = redisMiss ? await load(redisMiss.url, redisMiss.child.pid) : undefined;
+    // Limiter on vs off: alternated three times, best of each, so that one noisy run decides nothing.
+    const pair: Load[][] = [[], []];
+    for (let round = 0; round < 3; round += 1) {
+      pair[0]!.push(await load(limiterOn.url, limiterOn.child.pid));
+      pair[1]!.push(await load(limiterOff.url, limiterOff.child.pid));
+    }
+    const best = (runs: Load[]) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
+    const [on, off] = [best(pair[0]!), best(pair[1]!)];
+
+    // The layers alone, in this process.
+    const detail = (
+      (await weft.gql(HIT_QUERY, {}, TOKEN)).body as {
+        data: { certificateCustomer: { certificate: unknown } };
+      }
+    ).data.certificateCustomer.certificate;
+    const cacheUs = await cacheHitUs(detail);
+    const limiterMemUs = await limiterMemoryUs();
+    const limiterRedis = withRedis ? await limiterRedisUs(REDIS_URL, `${redisPrefix}-micro`) : NaN;
+
+    // --- print ---------------------------------------------------------------------------------
+    const cpu = cpus();
+    const pct = (value: number) => `${value >= 0 ? '+' : ''}${fixed(value)} %`;
+    const out: string[] = [];
+    out.push(
+      `Weft benchmark — simulator latency ${LATENCY_MS} ms, ${CONNECTIONS} connections, ` +
+        `${DURATION_SEC} s per run after ${WARMUP_SEC} s warm-up; Node ${process.version}, ` +
+        `${cpu.length} × ${cpu[0]?.model.trim() ?? 'CPU'}, load average ${loadavg()[0]?.toFixed(1)}; ` +
+        (withRedis ? `Redis at ${REDIS_URL}` : 'Redis not reachable: Redis rows skipped'),
+      '',
+      'a. Upstream calls of the front-end journey (each screen visited, then revisited)',
+      '',
+      table(['screen', 'minimum', 'naive REST', 'Weft cold', 'Weft warm'], rows),
+      '',
+      `   Weft cold = minimum: ${totals.cold === totals.minimum ? 'yes' : 'NO'}; naive / Weft warm: ` +
+        (totals.warm === 0
+          ? `∞ (warm made no upstream call, ${fixed(warmAfterSec)} s after cold)`
+          : `${fixed(totals.naive / totals.warm)}×`) +
+        ' (target ≥ 10×)',
+    );
+    if (problems.length > 0) out.push(`   GraphQL errors seen: ${problems.join(' | ')}`);
+    out.push(
+      '',
+      'b. A cache-hit query beside a bare Fastify route serving the same JSON (d: CPU ms per request)',
+      '',
+      table(
+        ['server', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req'],
+        [
+          loadRow('bare Fastify route, same JSON', bareLoad),
+          loadRow('Weft, cache hit (memory)', hit),
+          ...(hitRedis ? [loadRow('Weft, cache hit (Redis)', hitRedis)] : []),
+          loadRow('Weft, { __typename } (no upstream layer)', floor),
+        ],
+      ),
+      '',
+      `   Weft cache hit / bare route: ${fixed(hit.rps / bareLoad.rps, 2)} (target ≥ 0.4)` +
+        (hitRedis ? `; with Redis ${fixed(hitRedis.rps / bareLoad.rps, 2)}` : '') +
+        `; the gateway's floor ({ __typename }) is ${fixed(floor.rps / bareLoad.rps, 2)}`,
+      `   the cache layer alone: ${fixed(cacheUs)} µs per hit (of ${fixed((hit.cpuPerRequest ?? NaN) * 1000, 0)} µs CPU per request)`,
+      '',
+      `c. Ratios (the same query; a miss is one upstream call of ${LATENCY_MS} ms)`,
+      '',
+      table(
+        ['run', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req'],
+        [
+          loadRow('cache hit (memory)', hit),
+          loadRow('cache miss, limiter on (memory)', missLoad),
+          ...(missRedis ? [loadRow('cache miss, limiter on (Redis)', missRedis)] : []),
+          loadRow('limiter on (NODE_ENV=test, best of 3)', on),
+          loadRow('limiter off (NODE_ENV=test, best of 3)', off),
+        ],
+      ),
+      '',
+      `   cache hit vs miss: ${fixed(hit.rps / missLoad.rps)}× the throughput, p50 ${fixed(missLoad.p50 / Math.max(hit.p50, 0.01))}× lower`,
+      `   limiter on vs off: throughput ${pct((1 - on.rps / off.rps) * 100)} overhead (target ≤ 3 %), ` +
+        `CPU per request ${pct(((on.cpuPerRequest ?? NaN) / (off.cpuPerRequest ?? NaN) - 1) * 100)}`,
+      `   the limiter alone, per upstream call (take + correction): memory ${fixed(limiterMemUs)} µs` +
+        (withRedis
+          ? `, Redis ${fixed(limiterRedis)} µs (one Lua EVALSHA per take; corrections only when an answer changes the budget)`
+          : ''),
+      '',
+      `d. Gateway CPU per request (user + system, all threads, /proc/<pid>/stat): cache hit ` +
+        `${fixed(hit.cpuPerRequest, 3)} ms, cache miss ${fixed(missLoad.cpuPerRequest, 3)} ms, ` +
+        `{ __typename } ${fixed(floor.cpuPerRequest, 3)} ms; bare Fastify ${fixed(bareLoad.cpuPerRequest, 3)} ms`,
+      '',
+      `errors during load: ${[bareLoad, hit, floor, hitRedis, missLoad, missRedis, ...pair.flat()].reduce((n, l) => n + (l?.errors ?? 0), 0)}; ` +
+        `bench took ${fixed((Date.now() - started) / 1000, 0)} s. Reproduce: npm run bench`,
+    );
+    console.log(out.join('\n'));
+  } finally {
+    bare?.kill('SIGTERM');
+    if (bare && bare.exitCode === null) await once(bare, 'exit');
+    await Promise.all(processes.map((p) => p.stop()));
+    await simulator.close();
+    if (withRedis) {
+      const client = createClient({ url: REDIS_URL });
+      client.on('error', () => undefined);
+      await client.connect();
+      for await (const keys of client.scanIterator({ MATCH: `${redisPrefix}*`, COUNT: 500 })) {
+        if (keys.length > 0) await client.del(keys);
+      }
+      await client.close();
+    }
+  }
+}
+
+await main();

@@ -1,0 +1,110 @@
+/**
+ * The per-credential token bucket through the whole gateway (memory mode): the budget exposed
+ * without an upstream call, on headers and in extensions; never a 429 provoked from the upstream;
+ * RATE_LIMITED with retryAfterSec when the budget is spent, while cached fields still resolve.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../../support/gateway-harness.js';
+
+const VIEWER = '{ viewer { rateLimit { limit remaining resetSec } } }';
+const LIST = (first: number) =>
+  `{ certificateCustomer(customerId: "demo-customer") { certificates(first: ${first}) { edges { node { certificateId } } } } }`;
+const DETAIL = (id: string) =>
+  `{ certificateCustomer(customerId: "demo-customer") { certificate(certificateId: "${id}") { certificateId csr } } }`;
+const certId = (n: number) => `cert-${String(n).padStart(4, '0')}`;
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+describe('token bucket through the gateway', () => {
+  it('exposes the budget without an upstream call, and the spend on headers and extensions', async () => {
+    stack = await startStack();
+    const before = await stack.gql(VIEWER);
+    expect(before.body.data.viewer.rateLimit).toEqual({ limit: 600, remaining: 600, resetSec: 0 });
+    expect(before.headers['ratelimit-limit']).toBeUndefined(); // nothing spent
+    expect(await stack.upstreamCalls()).toBe(0);
+
+    const spent = await stack.gql(LIST(3));
+    expect(spent.body.errors).toBeUndefined();
+    expect(spent.headers['ratelimit-limit']).toBe('600');
+    expect(spent.headers['ratelimit-remaining']).toBe('599');
+    expect(Number(spent.headers['ratelimit-reset'])).toBeGreaterThan(1390);
+    expect(spent.body.extensions.rateLimit).toEqual({
+      limit: 600,
+      remaining: 599,
+      resetSec: Number(spent.headers['ratelimit-reset']),
+    });
+
+    // The same query again is a cache hit: no budget spent, so no budget reported.
+    const hit = await stack.gql(LIST(3));
+    expect(hit.headers['ratelimit-remaining']).toBeUndefined();
+    expect(hit.body.extensions?.rateLimit).toBeUndefined();
+
+    const after = await stack.gql(VIEWER);
+    expect(after.body.data.viewer.rateLimit).toMatchObject({ limit: 600, remaining: 599 });
+    expect(await stack.upstreamCalls()).toBe(1);
+  });
+
+  it('never makes the upstream answer 429, and fails only the fields it cannot afford', async () => {
+    stack = await startStack({
+      sim: { rateLimit: 6, rateWindowSec: 120 },
+      env: { UPSTREAM_RATE_LIMIT: '6', UPSTREAM_RATE_WINDOW_SEC: '120' },
+    });
+    // Warm one field into the cache, then spend the rest on details nobody asked for yet.
+    await stack.gql(LIST(2));
+    const results = [];
+    for (let n = 1; n <= 8; n += 1) results.push(await stack.gql(DETAIL(certId(n))));
+    const limited = results.filter((r) => r.body.errors?.[0]?.extensions?.code === 'RATE_LIMITED');
+    expect(results.length - limited.length).toBe(5);
+    expect(limited).toHaveLength(3);
+    const error = limited[0]!.body.errors[0];
+    expect(error.extensions.retryAfterSec).toBeGreaterThan(100);
+    expect(error.extensions.retryAfterSec).toBeLessThanOrEqual(120);
+    expect(error.path).toEqual(['certificateCustomer', 'certificate']);
+
+    // A query mixing a cached field with one it cannot afford: the cached one still resolves.
+    const mixed = await stack.gql(
+      `{ list: certificateCustomer(customerId: "demo-customer") { certificates(first: 2) { edges { node { certificateId } } } }
+         more: certificateCustomer(customerId: "demo-customer") { certificate(certificateId: "cert-0030") { csr } } }`,
+    );
+    expect(mixed.body.data.list.certificates.edges).toHaveLength(2);
+    expect(mixed.body.data.more.certificate).toBeNull();
+    expect(mixed.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+
+    const stats = await stack.sim.stats();
+    expect(stats.byStatus['429']).toBeUndefined();
+    expect(stats.total).toBe(6);
+    const viewer = await stack.gql(VIEWER);
+    expect(viewer.body.data.viewer.rateLimit).toMatchObject({ limit: 6, remaining: 0 });
+  });
+
+  it("learns the upstream's real limit from its headers, even when configured for more", async () => {
+    stack = await startStack({ sim: { rateLimit: 4, rateWindowSec: 120 } }); // gateway: 600
+    const results = [];
+    for (let n = 1; n <= 7; n += 1) results.push(await stack.gql(DETAIL(certId(n))));
+    expect(results.filter((r) => !r.body.errors)).toHaveLength(4);
+    const stats = await stack.sim.stats();
+    expect(stats.byStatus['429']).toBeUndefined();
+    expect((await stack.gql(VIEWER)).body.data.viewer.rateLimit).toMatchObject({
+      limit: 4,
+      remaining: 0,
+    });
+  });
+
+  it('is emptied by an upstream 429 until the reset, and stops calling', async () => {
+    stack = await startStack({ sim: { rateLimit: 3, rateWindowSec: 120 } });
+    // Another client of the same token spends the window behind the gateway's back.
+    for (let i = 0; i < 3; i += 1)
+      await stack.sim.call('GET', '/v2/certificates/subscriptions/search', { token: 'demo-token' });
+    const first = await stack.gql(DETAIL('cert-0001'));
+    expect(first.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    expect(first.body.errors[0].extensions.retryAfterSec).toBeGreaterThan(100);
+    const second = await stack.gql(DETAIL('cert-0002'));
+    expect(second.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    const stats = await stack.sim.stats();
+    expect(stats.byStatus['429']).toBe(1); // the one that told us; none after
+  });
+});

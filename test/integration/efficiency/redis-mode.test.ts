@@ -1,0 +1,132 @@
+/**
+ * REDIS_URL mode against a real Redis: what lands in Redis (never a token, a secret value or card
+ * data), the connection closed on shutdown, and the Redis-down policy (a local share of the budget,
+ * never "unlimited"), tested against a port where no Redis listens.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.js';
+import { CANARY_VALUES } from '../../../src/simulator/fixtures/transactions.fixtures.js';
+import { createCredentialFactory } from '../../../src/upstream/credential.js';
+import { startStack, type Stack } from '../../support/gateway-harness.js';
+import {
+  DEAD_REDIS_URL,
+  REDIS_URL,
+  connectTestRedis,
+  deleteUnder,
+  keysUnder,
+  testPrefix,
+  testRedisAvailable,
+  type TestRedis,
+} from '../../support/redis.js';
+
+const SECRET = 'redis-mode-test-secret-0123456789';
+const CANARY_TOKEN = 'canary-token-3d9f0b7e5a';
+const detail = (n: number) =>
+  `{ certificateCustomer(customerId: "demo-customer") { certificate(certificateId: "cert-${String(n).padStart(4, '0')}") { certificateId csr } } }`;
+
+describe.skipIf(!testRedisAvailable)('Redis mode', () => {
+  const prefix = testPrefix('redis-mode');
+  let admin: TestRedis;
+  let stack: Stack;
+  beforeAll(async () => {
+    admin = await connectTestRedis();
+    stack = await startStack({
+      sim: { rateLimit: 10_000 },
+      env: { REDIS_URL, REDIS_KEY_PREFIX: prefix, CREDENTIAL_HMAC_SECRET: SECRET },
+    });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await deleteUnder(admin, prefix);
+    await admin.close();
+  });
+
+  it('keeps cache entries and buckets in Redis, with no token, secret or card data in keys or values', async () => {
+    const EAB = `{ certificateCustomer(customerId: "demo-customer") { acmeExternalAccountBinding { hmacKey } } }`;
+    await stack.gql(detail(1));
+    const hmacKey = (await stack.gql(EAB)).body.data.certificateCustomer.acmeExternalAccountBinding
+      .hmacKey as string;
+    await stack.gql(detail(1), undefined, { token: CANARY_TOKEN }); // unknown token: 401, still keyed
+    // Transactions (with the canary card) through the same client every domain uses.
+    const credential = createCredentialFactory(SECRET)('demo-token');
+    await stack.gateway.upstream.request({
+      method: 'GET',
+      route: '/v2/commerce/stores/{storeId}/transactions',
+      params: { storeId: COMMERCE_IDS.storeA },
+      query: { page: 1, pageSize: 5 },
+      credential,
+    });
+
+    const keys = await keysUnder(admin, prefix);
+    expect(
+      keys.some((k) => k.startsWith(`${prefix}:cache::${credential.id}:certificate-detail:`)),
+    ).toBe(true);
+    expect(keys.some((k) => k.startsWith(`${prefix}:cache::${credential.id}:transaction:`))).toBe(
+      true,
+    );
+    expect(keys).toContain(`${prefix}:bucket:${credential.id}`);
+    const values = await Promise.all(
+      keys.map(async (k) =>
+        (await admin.type(k)) === 'hash'
+          ? JSON.stringify(await admin.hGetAll(k))
+          : ((await admin.get(k)) ?? ''),
+      ),
+    );
+    const everything = `${keys.join('\n')}\n${values.join('\n')}`;
+    for (const secret of ['demo-token', CANARY_TOKEN, hmacKey, ...CANARY_VALUES]) {
+      expect(everything).not.toContain(secret);
+    }
+    expect(stack.logs.join('\n')).not.toContain(CANARY_TOKEN);
+  });
+
+  it('reports the shared bucket in viewer.rateLimit', async () => {
+    const viewer = await stack.gql('{ viewer { rateLimit { limit remaining } } }');
+    const bucket = await admin.hGetAll(
+      `${prefix}:bucket:${createCredentialFactory(SECRET)('demo-token').id}`,
+    );
+    expect(viewer.body.data.viewer.rateLimit.remaining).toBe(Math.floor(Number(bucket.tokens)));
+  });
+
+  it('closes its Redis connection on shutdown', async () => {
+    const named = async () =>
+      (await admin.clientList()).filter((c) => c.name === `${prefix}-gateway`).length;
+    expect(await named()).toBe(1);
+    await stack.close();
+    expect(await named()).toBe(0);
+    stack = undefined as unknown as Stack;
+  });
+});
+
+describe('Redis unreachable', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({
+      sim: { rateLimit: 10_000 },
+      env: {
+        REDIS_URL: DEAD_REDIS_URL,
+        REDIS_CONNECT_TIMEOUT_MS: '200',
+        UPSTREAM_RATE_LIMIT: '40',
+        REDIS_DOWN_BUDGET_SHARE: '0.25',
+        CREDENTIAL_HMAC_SECRET: SECRET,
+      },
+    });
+  });
+  afterAll(() => stack.close());
+
+  it('falls back to a local share of the budget: never unlimited', async () => {
+    const results = [];
+    for (let n = 1; n <= 14; n += 1) results.push(await stack.gql(detail(n)));
+    const served = results.filter((r) => !r.body.errors);
+    const limited = results.filter((r) => r.body.errors?.[0]?.extensions?.code === 'RATE_LIMITED');
+    expect(served).toHaveLength(10); // 40 × 0.25
+    expect(limited).toHaveLength(4);
+    expect(await stack.upstreamCalls()).toBe(10);
+    expect(
+      (await stack.gql('{ viewer { rateLimit { limit remaining } } }')).body.data.viewer.rateLimit,
+    ).toEqual({
+      limit: 10,
+      remaining: 0,
+    });
+    expect(stack.logs.some((line) => line.includes('Redis unavailable'))).toBe(true);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * A gateway as its own process (`node --import tsx src/main.ts`), for tests that need real replicas:
+ * it reads its configuration from the environment like production, and reports its URL in its
+ * start-up log line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface GatewayProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Every log line the process wrote. */
+  readonly logs: string[];
+  gql(
+    query: string,
+    variables?: Record<string, unknown>,
+    token?: string,
+  ): Promise<{ status: number; headers: Record<string, string>; body: any }>;
+  stop(): Promise<void>;
+}
+
+/** A free local port (for processes that must be told their port, e.g. with LOG_LEVEL=warn). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/**
+ * Starts `src/main.ts` with `env`. With `PORT=0` (the default) the URL comes from the start-up log
+ * line (LOG_LEVEL must be info or lower); with a fixed port it is ready when `/healthz` answers.
+ */
+export async function startGatewayProcess(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<GatewayProcess> {
+  const fixedPort = env.PORT && env.PORT !== '0' ? Number(env.PORT) : undefined;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  let buffered = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`gateway did not start in ${timeoutMs} ms:\n${logs.join('\n')}`)),
+      timeoutMs,
+    );
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        logs.push(line);
+        try {
+          const entry = JSON.parse(line) as { msg?: string; url?: string };
+          if (fixedPort === undefined && entry.msg === 'Weft is serving the graph' && entry.url) {
+            clearTimeout(timer);
+            resolve(entry.url.replace(/\/graphql$/, ''));
+          }
+        } catch {
+          // not JSON: keep it in the logs
+        }
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => logs.push(chunk.toString('utf8')));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}:\n${logs.join('\n')}`));
+    });
+    if (fixedPort !== undefined) {
+      const base = `http://127.0.0.1:${fixedPort}`;
+      const poll = async () => {
+        try {
+          const res = await request(`${base}/healthz`);
+          await res.body.dump();
+          if (res.statusCode === 200) {
+            clearTimeout(timer);
+            resolve(base);
+            return;
+          }
+        } catch {
+          // not listening yet
+        }
+        if (child.exitCode === null) setTimeout(() => void poll(), 100);
+      };
+      void poll();
+    }
+  });
+
+  return {
+    url,
+    child,
+    logs,
+    async gql(query, variables, token = 'demo-token') {
+      const res = await request(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query, variables }),
+      });
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) headers[k] = String(v);
+      return { status: res.statusCode, headers, body: await res.body.json() };
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { redactTransaction, REDACTED } from '../../../src/commerce/card-redaction.js';
+import { formatMinorUnits, toMoney } from '../../../src/commerce/commerce.mappers.js';
+import {
+  CANARY_CARD_NUMBER,
+  CANARY_VALUES,
+} from '../../../src/simulator/fixtures/commerce.fixtures.js';
+import { generateTransactions } from '../../../src/simulator/fixtures/transactions.fixtures.js';
+
+const [canary, ...others] = generateTransactions({
+  storeId: '11111111-1111-4111-8111-111111111111',
+  label: 'unit',
+  count: 40,
+  until: Date.UTC(2026, 0, 31),
+  spacingMs: 3_600_000,
+  channels: [
+    { channelId: 'c-pos', type: 'POS' },
+    { channelId: 'c-web', type: 'ONLINE' },
+  ],
+  currencies: ['USD', 'JPY', 'KWD'],
+  canary: true,
+});
+
+describe('redactTransaction', () => {
+  it('keeps brand, last four, expiry and entry method, and nothing sensitive', () => {
+    const { record, card } = redactTransaction(canary);
+    expect(card).toEqual({
+      brand: 'VISA',
+      last4: '1111',
+      expMonth: canary!.fundingSource.cardDetail.expMonth,
+      expYear: canary!.fundingSource.cardDetail.expYear,
+      entryMethod: 'SWIPE',
+    });
+    const text = JSON.stringify(record);
+    for (const value of CANARY_VALUES) expect(text).not.toContain(value);
+    expect(text).not.toContain('CANARY');
+    expect(record.transactionId).toBe(canary!.transactionId);
+  });
+
+  it('redacts every card of generated transactions (keyed, chip, Interac)', () => {
+    for (const transaction of others) {
+      const { record } = redactTransaction(transaction);
+      const text = JSON.stringify(record);
+      const detail = transaction.fundingSource.cardDetail;
+      const verification = transaction.fundingSource.cardVerificationData;
+      for (const secret of [
+        detail.number,
+        detail.track1data,
+        detail.track2data,
+        detail.keySerialNumber,
+        detail.interacMacDetail.interacMac,
+        verification.cardPin,
+        verification.cardPinKeySerialNumber,
+        verification.threeDSecureData.cryptogram,
+      ]) {
+        if (secret) expect(text).not.toContain(secret);
+      }
+      expect(text).not.toContain('"9F26"');
+    }
+  });
+
+  it('also removes a card number echoed elsewhere in the record', () => {
+    const echoed = structuredClone(canary!);
+    echoed.notes = `customer read out ${CANARY_CARD_NUMBER} on the phone`;
+    const { record } = redactTransaction(echoed);
+    expect(record.notes).toBe(REDACTED);
+  });
+
+  it('reads last four from a number another layer already masked', () => {
+    const masked = structuredClone(canary!);
+    masked.fundingSource.cardDetail.number = '************1111';
+    expect(redactTransaction(masked).card?.last4).toBe('1111');
+  });
+});
+
+describe('money', () => {
+  it.each([
+    [1999, 'USD', '19.99'],
+    [5, 'EUR', '0.05'],
+    [-1999, 'USD', '-19.99'],
+    [1999, 'JPY', '1999'],
+    [1999, 'KWD', '1.999'],
+    [7, 'KWD', '0.007'],
+    [0, 'USD', '0.00'],
+  ])('%i %s is %s', (amount, currency, formatted) => {
+    expect(formatMinorUnits(amount, currency)).toBe(formatted);
+  });
+
+  it('maps an upstream amount and rejects a broken one', () => {
+    expect(toMoney({ amount: 1999, currency: 'USD', amountType: 'TOTAL' })).toEqual({
+      amount: 1999,
+      currency: 'USD',
+      formatted: '19.99',
+    });
+    expect(toMoney({ amount: 19.99, currency: 'USD' })).toBeNull();
+    expect(toMoney(null)).toBeNull();
+  });
+});

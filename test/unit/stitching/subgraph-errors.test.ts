@@ -1,0 +1,97 @@
+import { graphql, type GraphQLSchema } from 'graphql';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { formatGraphQLError } from '../../../src/errors/graphql-errors.js';
+import { buildGatewaySchema } from '../../../src/graph/build-schema.js';
+import type { GatewayContext } from '../../../src/server/context.js';
+import type { SubgraphClient } from '../../../src/stitching/subgraph-client.js';
+
+const STORE = '11111111-1111-4111-8111-111111111111';
+
+let schema: GraphQLSchema;
+beforeAll(async () => {
+  schema = await buildGatewaySchema();
+});
+
+/** Runs an operation against the stitched schema with a scripted subgraph answer. */
+async function run(source: string, answer: unknown) {
+  const sent: { subgraph: string; storeId: string | null; query: string }[] = [];
+  const subgraphs: SubgraphClient = {
+    execute: async (subgraph, storeId, body) => {
+      sent.push({ subgraph: subgraph.name, storeId, query: body.query });
+      return answer;
+    },
+  };
+  const contextValue = {
+    commerce: { subgraphs },
+    storeIdHeader: STORE,
+  } as unknown as GatewayContext;
+  const result = await graphql({ schema, source, contextValue });
+  const errors = (result.errors ?? []).map((error) => formatGraphQLError(error.toJSON(), error));
+  return { result, errors, sent };
+}
+
+describe('subgraph GraphQL errors in an HTTP 200 answer', () => {
+  it("maps the tax subgraph's AUTHENTICATION_ERROR to UNAUTHENTICATED", async () => {
+    const { result, errors, sent } = await run('{ taxArea(id: "txa_001") { id } }', {
+      errors: [{ message: 'Failed to authorize', extensions: { code: 'AUTHENTICATION_ERROR' } }],
+    });
+    expect(sent).toEqual([expect.objectContaining({ subgraph: 'tax', storeId: STORE })]);
+    expect(result.data).toEqual({ taxArea: null });
+    expect(errors).toEqual([
+      expect.objectContaining({
+        message: 'Failed to authorize',
+        path: ['taxArea'],
+        extensions: {
+          code: 'UNAUTHENTICATED',
+          upstream: {
+            route: '/v2/commerce/stores/{storeId}/tax-subgraph',
+            status: 200,
+            code: 'AUTHENTICATION_ERROR',
+          },
+        },
+      }),
+    ]);
+  });
+
+  it('keeps partial data and places a nested error on its path', async () => {
+    const { result, errors } = await run('{ classification(id: "txc_001") { id rates { id } } }', {
+      data: { classification: null },
+      errors: [
+        {
+          message: 'no such classification',
+          path: ['classification'],
+          extensions: { code: 'NOT_FOUND' },
+        },
+      ],
+    });
+    expect(result.data).toEqual({ classification: null });
+    expect(errors[0]).toMatchObject({
+      path: ['classification'],
+      extensions: { code: 'NOT_FOUND' },
+    });
+  });
+
+  it('treats a validation failure (a stale snapshot) as UPSTREAM_ERROR', async () => {
+    const { errors } = await run('{ sku(id: "sku_0001") { id } }', {
+      errors: [
+        {
+          message: 'Cannot query field "id"',
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        },
+      ],
+    });
+    expect(errors[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
+  });
+
+  it('treats an answer that is not a GraphQL response as UPSTREAM_ERROR', async () => {
+    const { errors } = await run('{ sku(id: "sku_0001") { id } }', '<html>oops</html>');
+    expect(errors[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
+  });
+
+  it('never sends the added storeId argument to the subgraph', async () => {
+    const { sent } = await run(`{ sku(id: "sku_0001", storeId: "${STORE}") { id } }`, {
+      data: { sku: { id: 'sku_0001' } },
+    });
+    expect(sent[0]?.query).not.toContain('storeId');
+  });
+});

@@ -1,0 +1,337 @@
+/** The route-driven cache policy: coverage of every upstream route, TTLs, tags, invalidation. */
+import { describe, expect, it } from 'vitest';
+import {
+  ROUTE_POLICIES,
+  cacheKinds,
+  createCachePolicy,
+  parseTtlOverrides,
+  type CacheDecision,
+} from '../../../src/upstream/cache-policy.js';
+import { createCredentialFactory } from '../../../src/upstream/credential.js';
+import type { UpstreamCall } from '../../../src/upstream/upstream-call.js';
+import {
+  HOSTING_OPERATIONS,
+  HOSTING_PREFIX,
+} from '../../../src/simulator/routes/hosting/hosting-operations.config.js';
+
+const credential = createCredentialFactory('unit-test-secret-0123456789')('demo-token');
+const policy = createCachePolicy();
+const decide = (call: Omit<UpstreamCall, 'credential'>): CacheDecision =>
+  policy.decide({ ...call, credential });
+
+/** Every operation of the three upstream documents. */
+const UPSTREAM_ROUTES = [
+  'GET /v2/certificates',
+  'POST /v2/certificates',
+  'POST /v2/certificates/{certificateId}/reissue',
+  'GET /v2/certificates/download',
+  'GET /v2/customers/{customerId}/certificates',
+  'GET /v2/customers/{customerId}/certificates/{certificateId}',
+  'GET /v2/customers/{customerId}/certificates/{certificateId}/domainVerifications',
+  'GET /v2/customers/{customerId}/certificates/{certificateId}/domainVerifications/{domain}',
+  'GET /v2/customers/{customerId}/certificates/acme/externalAccountBinding',
+  'GET /v2/certificates/subscriptions/search',
+  'GET /v2/certificates/subscription/{guid}',
+  ...Object.keys(HOSTING_OPERATIONS).map((operation) => {
+    const [method, path] = operation.split(' ');
+    return `${method} ${HOSTING_PREFIX}${path}`;
+  }),
+  'GET /v1/commerce/stores/{storeId}',
+  'GET /v1/commerce/stores/{storeId}/attributes/{attrName}',
+  'GET /v1/commerce/channels',
+  'GET /v1/commerce/channels/{channelId}',
+  'GET /v1/commerce/stores/{storeId}/customers',
+  'GET /v1/commerce/stores/{storeId}/customers/{customerId}',
+  'POST /v1/commerce/stores/{storeId}/customers',
+  'PATCH /v1/commerce/stores/{storeId}/customers/{customerId}',
+  'GET /v2/commerce/stores/{storeId}/transactions',
+  'GET /v2/commerce/stores/{storeId}/transactions/{transactionId}',
+  'POST /v2/commerce/stores/{storeId}/catalog-subgraph',
+  'POST /v2/commerce/stores/{storeId}/tax-subgraph',
+  'POST /v1/commerce/order-subgraph',
+];
+
+const H = HOSTING_PREFIX;
+const STORE = '11111111-1111-4111-8111-111111111111';
+const OTHER_STORE = '22222222-2222-4222-8222-222222222222';
+
+const tagsOf = (decision: CacheDecision): readonly string[] =>
+  decision.type === 'pass' ? [] : decision.tags;
+
+describe('cache policy', () => {
+  it('has a row for every upstream operation, and no row for anything else', () => {
+    expect(UPSTREAM_ROUTES).toHaveLength(11 + 14 + 10 + 3);
+    expect(Object.keys(ROUTE_POLICIES).sort()).toEqual([...UPSTREAM_ROUTES].sort());
+  });
+
+  it('never caches secrets, polled status or logs', () => {
+    const never = Object.entries(ROUTE_POLICIES)
+      .filter(([, p]) => p.type === 'never')
+      .map(([route]) => route)
+      .sort();
+    expect(never).toEqual(
+      [
+        'GET /v2/customers/{customerId}/certificates/acme/externalAccountBinding',
+        `GET ${H}/apps/jobs/{jobId}`,
+        `GET ${H}/apps/{appId}/source/status`,
+        `GET ${H}/apps/{appId}/logs`,
+      ].sort(),
+    );
+    expect(
+      decide({
+        method: 'GET',
+        route: '/v2/customers/{customerId}/certificates/acme/externalAccountBinding',
+        params: { customerId: 'demo-customer' },
+      }).type,
+    ).toBe('pass');
+    // Secret listings are metadata; changing secrets is a write.
+    expect(
+      decide({ method: 'GET', route: `${H}/apps/{appId}/secrets`, params: { appId: 'a1' } }).type,
+    ).toBe('cache');
+    expect(
+      decide({
+        method: 'POST',
+        route: `${H}/apps/{appId}/secrets`,
+        params: { appId: 'a1' },
+        body: { additions: [{ name: 'X', value: 'v' }] },
+      }),
+    ).toEqual({ type: 'invalidate', tags: ['app:a1'] });
+  });
+
+  it('every write invalidates a tag of each read it makes stale, and none of the others', () => {
+    const read = (route: string, params: Record<string, string>, query = {}) =>
+      tagsOf(decide({ method: 'GET', route, params, query }));
+    const cases: {
+      write: Omit<UpstreamCall, 'credential'>;
+      stale: (readonly string[])[];
+      fresh: (readonly string[])[];
+    }[] = [
+      {
+        write: { method: 'POST', route: '/v2/certificates', body: {} },
+        stale: [
+          read('/v2/customers/{customerId}/certificates', { customerId: 'c' }),
+          read('/v2/certificates', {}, { entitlementId: 'e' }),
+          read('/v2/certificates/subscriptions/search', {}),
+        ],
+        fresh: [
+          read('/v2/customers/{customerId}/certificates/{certificateId}', {
+            customerId: 'c',
+            certificateId: 'x',
+          }),
+        ],
+      },
+      {
+        write: {
+          method: 'POST',
+          route: '/v2/certificates/{certificateId}/reissue',
+          params: { certificateId: 'cert-1' },
+        },
+        stale: [
+          read('/v2/customers/{customerId}/certificates/{certificateId}', {
+            customerId: 'c',
+            certificateId: 'cert-1',
+          }),
+          read('/v2/customers/{customerId}/certificates/{certificateId}/domainVerifications', {
+            customerId: 'c',
+            certificateId: 'cert-1',
+          }),
+          read('/v2/certificates/download', {}, { entitlementId: 'e' }),
+          read('/v2/customers/{customerId}/certificates', { customerId: 'c' }),
+        ],
+        fresh: [
+          read('/v2/customers/{customerId}/certificates/{certificateId}', {
+            customerId: 'c',
+            certificateId: 'cert-2',
+          }),
+        ],
+      },
+      {
+        write: { method: 'POST', route: `${H}/apps`, body: {} },
+        stale: [read(`${H}/apps`, {})],
+        fresh: [read(`${H}/apps/{appId}`, { appId: 'a1' })],
+      },
+      ...(['PATCH', 'DELETE'] as const).map((method) => ({
+        write: { method, route: `${H}/apps/{appId}`, params: { appId: 'a1' } },
+        stale: [
+          read(`${H}/apps`, {}),
+          read(`${H}/apps/{appId}`, { appId: 'a1' }),
+          read(`${H}/apps/{appId}/status`, { appId: 'a1' }),
+        ],
+        fresh: [read(`${H}/apps/{appId}`, { appId: 'a2' })],
+      })),
+      ...['source', 'deployments'].map((what) => ({
+        write: {
+          method: 'POST' as const,
+          route: `${H}/apps/{appId}/${what}`,
+          params: { appId: 'a1' },
+        },
+        stale: [
+          read(`${H}/apps/{appId}/deployments`, { appId: 'a1' }),
+          read(`${H}/apps/{appId}/status`, { appId: 'a1' }),
+          read(`${H}/apps/{appId}`, { appId: 'a1' }),
+        ],
+        fresh: [read(`${H}/apps/{appId}/deployments`, { appId: 'a2' })],
+      })),
+      {
+        write: { method: 'POST', route: `${H}/apps/{appId}/secrets`, params: { appId: 'a1' } },
+        stale: [read(`${H}/apps/{appId}/secrets`, { appId: 'a1' })],
+        fresh: [read(`${H}/apps/{appId}/secrets`, { appId: 'a2' })],
+      },
+      {
+        write: {
+          method: 'POST',
+          route: '/v1/commerce/stores/{storeId}/customers',
+          params: { storeId: STORE },
+        },
+        stale: [read('/v1/commerce/stores/{storeId}/customers', { storeId: STORE })],
+        fresh: [read('/v1/commerce/stores/{storeId}/customers', { storeId: OTHER_STORE })],
+      },
+      {
+        write: {
+          method: 'PATCH',
+          route: '/v1/commerce/stores/{storeId}/customers/{customerId}',
+          params: { storeId: STORE, customerId: 'cu1' },
+        },
+        stale: [
+          read('/v1/commerce/stores/{storeId}/customers', { storeId: STORE }),
+          read('/v1/commerce/stores/{storeId}/customers/{customerId}', {
+            storeId: STORE,
+            customerId: 'cu1',
+          }),
+        ],
+        fresh: [read('/v1/commerce/stores/{storeId}', { storeId: STORE })],
+      },
+    ];
+    for (const { write, stale, fresh } of cases) {
+      const decision = decide(write);
+      expect(decision.type, `${write.method} ${write.route}`).toBe('invalidate');
+      const bumped = new Set(tagsOf(decision));
+      for (const tags of stale)
+        expect(
+          tags.some((t) => bumped.has(t)),
+          `${write.route} → ${tags}`,
+        ).toBe(true);
+      for (const tags of fresh)
+        expect(
+          tags.some((t) => bumped.has(t)),
+          `${write.route} ↛ ${tags}`,
+        ).toBe(false);
+    }
+  });
+
+  it('caches subgraph queries per store and invalidates them with any mutation on that store', () => {
+    const catalog = '/v2/commerce/stores/{storeId}/catalog-subgraph';
+    const query = decide({
+      method: 'POST',
+      route: catalog,
+      params: { storeId: STORE },
+      headers: { 'X-Store-Id': STORE },
+      body: {
+        query: 'query Sku($id: String!) { sku(id: $id) { id name } }',
+        variables: { id: 's1' },
+      },
+    });
+    expect(query).toMatchObject({
+      type: 'cache',
+      kind: 'catalog-query',
+      tags: [`catalog:${STORE}`],
+    });
+    const mutation = decide({
+      method: 'POST',
+      route: catalog,
+      params: { storeId: OTHER_STORE },
+      // The header wins over the path, as upstream.
+      headers: { 'x-store-id': STORE },
+      body: { query: 'mutation { createSku(input: {name: "x"}) { id } }' },
+    });
+    expect(mutation).toEqual({ type: 'invalidate', tags: [`catalog:${STORE}`] });
+    // A named operation in a multi-operation document decides; garbage counts as a write.
+    const twoOps = 'query A { sku(id: "1") { id } } mutation B { createSku(input: {}) { id } }';
+    expect(
+      decide({
+        method: 'POST',
+        route: catalog,
+        params: { storeId: STORE },
+        body: { query: twoOps, operationName: 'A' },
+      }).type,
+    ).toBe('cache');
+    expect(
+      decide({
+        method: 'POST',
+        route: catalog,
+        params: { storeId: STORE },
+        body: { query: twoOps, operationName: 'B' },
+      }).type,
+    ).toBe('invalidate');
+    expect(
+      decide({
+        method: 'POST',
+        route: catalog,
+        params: { storeId: STORE },
+        body: { query: twoOps },
+      }).type,
+    ).toBe('invalidate');
+    expect(
+      decide({
+        method: 'POST',
+        route: catalog,
+        params: { storeId: STORE },
+        body: { query: '{ broken' },
+      }).type,
+    ).toBe('invalidate');
+    // Orders carry no store: one tag for the order subgraph.
+    expect(
+      decide({
+        method: 'POST',
+        route: '/v1/commerce/order-subgraph',
+        body: { query: '{ orders { id } }' },
+      }),
+    ).toMatchObject({ type: 'cache', tags: ['orders'] });
+  });
+
+  it('caches an issued certificate long and a pending one not at all', () => {
+    const detail = decide({
+      method: 'GET',
+      route: '/v2/customers/{customerId}/certificates/{certificateId}',
+      params: { customerId: 'c', certificateId: 'x' },
+    });
+    if (detail.type !== 'cache' || !detail.ttlOf)
+      throw new Error('expected a cache rule with ttlOf');
+    expect(detail.ttlOf({ status: 'ISSUED' }, detail.ttlSec)).toBe(3600);
+    expect(detail.ttlOf({ status: 'PENDING_ISSUANCE' }, detail.ttlSec)).toBe(0);
+    expect(detail.ttlOf({ status: 'SOMETHING_NEW' }, detail.ttlSec)).toBe(0);
+  });
+
+  it('does not store subgraph answers carrying GraphQL errors', () => {
+    const tax = decide({
+      method: 'POST',
+      route: '/v2/commerce/stores/{storeId}/tax-subgraph',
+      params: { storeId: STORE },
+      body: { query: '{ classification(id: "1") { id } }' },
+    });
+    if (tax.type !== 'cache' || !tax.ttlOf) throw new Error('expected a cache rule with ttlOf');
+    expect(tax.ttlOf({ errors: [{ message: 'Failed to authorize' }] }, tax.ttlSec)).toBe(0);
+    expect(tax.ttlOf({ data: { classification: null } }, tax.ttlSec)).toBe(300);
+  });
+
+  it('takes TTL overrides per kind and refuses unknown kinds', () => {
+    const overrides = parseTtlOverrides('app=5,store=1');
+    expect([...overrides]).toEqual([
+      ['app', 5],
+      ['store', 1],
+    ]);
+    const decision = createCachePolicy(overrides).decide({
+      method: 'GET',
+      route: '/v1/commerce/stores/{storeId}',
+      params: { storeId: STORE },
+      credential,
+    });
+    expect(decision).toMatchObject({ type: 'cache', ttlSec: 1 });
+    expect(() => parseTtlOverrides('nope=3')).toThrow(/unknown kind "nope"/);
+    expect(cacheKinds().map((row) => row.kind)).toContain('certificate-detail');
+  });
+
+  it('passes unknown routes through', () => {
+    expect(decide({ method: 'GET', route: '/v9/unknown' })).toEqual({ type: 'pass' });
+  });
+});

@@ -1,0 +1,85 @@
+/** The Redis-down policy: a local share of every budget, never unlimited; Redis again when back. */
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import { createFallbackBucketStore } from '../../../src/upstream/fallback-bucket-store.js';
+import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.js';
+import type { BucketStore } from '../../../src/upstream/token-bucket.js';
+
+const budget = { capacity: 40, windowMs: 60_000 };
+
+function setup() {
+  const shared = createMemoryBucketStore({ budget });
+  let failing = false;
+  let usable = true;
+  const calls: string[] = [];
+  const primary: BucketStore = {
+    take: async (...args) => {
+      calls.push('take');
+      if (failing) throw new Error('Redis timeout');
+      return shared.take(...args);
+    },
+    correct: async (...args) => {
+      calls.push('correct');
+      if (failing) throw new Error('Redis timeout');
+      return shared.correct(...args);
+    },
+    peek: async (...args) => shared.peek(...args),
+  };
+  const store = createFallbackBucketStore({
+    primary,
+    fallback: createMemoryBucketStore({ budget, share: 0.25 }),
+    usable: async () => usable,
+    logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+  });
+  return {
+    store,
+    calls,
+    fail: (value: boolean) => {
+      failing = value;
+    },
+    unusable: (value: boolean) => {
+      usable = !value;
+    },
+  };
+}
+
+describe('fallback bucket store', () => {
+  it('uses the shared buckets while Redis answers', async () => {
+    const { store } = setup();
+    const verdict = await store.take('c', undefined);
+    expect(verdict.budget).toMatchObject({ limit: 40, remaining: 39 });
+  });
+
+  it('falls back to the local share when Redis fails or is down: never unlimited', async () => {
+    for (const breakIt of ['fail', 'unusable'] as const) {
+      const harness = setup();
+      harness[breakIt](true);
+      const verdicts = [];
+      for (let i = 0; i < 12; i += 1) verdicts.push(await harness.store.take('c', undefined));
+      expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
+      expect(verdicts[0]?.budget.limit).toBe(10);
+    }
+  });
+
+  it('keeps the local share informed, and skips Redis for corrections that change nothing', async () => {
+    const { store, calls, fail } = setup();
+    await store.correct('c', undefined, { remaining: 3, resetMs: 30_000 });
+    expect(calls).toEqual(['correct']);
+    await store.correct('c', undefined, { remaining: 3, resetMs: 30_000, redundant: true });
+    expect(calls).toEqual(['correct']);
+    fail(true);
+    // The local share learned that only 3 are left in the window.
+    const verdicts = [];
+    for (let i = 0; i < 5; i += 1) verdicts.push(await store.take('c', undefined));
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(3);
+  });
+
+  it('goes back to Redis when it answers again', async () => {
+    const { store, fail } = setup();
+    fail(true);
+    expect((await store.take('c', undefined)).budget.limit).toBe(10);
+    fail(false);
+    expect((await store.take('c', undefined)).budget.limit).toBe(40);
+  });
+});

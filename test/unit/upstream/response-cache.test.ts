@@ -1,0 +1,192 @@
+/** The keyv response cache, in memory and on Redis: entries, tag invalidation, bounds. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  createRedisConnection,
+  type RedisConnection,
+} from '../../../src/upstream/redis-connection.js';
+import {
+  createResponseCache,
+  type CachedAnswer,
+  type ResponseCache,
+} from '../../../src/upstream/response-cache.js';
+import {
+  REDIS_URL,
+  connectTestRedis,
+  deleteUnder,
+  keysUnder,
+  testPrefix,
+  testRedisAvailable,
+  type TestRedis,
+} from '../../support/redis.js';
+
+const answer = (data: unknown, versions: Record<string, string>): CachedAnswer => ({
+  status: 200,
+  data,
+  headers: { 'content-type': 'application/json' },
+  storedAt: 1,
+  freshUntil: 2,
+  tags: versions,
+});
+
+function cacheCases(name: string, make: () => ResponseCache) {
+  describe(`${name} response cache`, () => {
+    it('stores an answer and gives it back while its tags are unchanged', async () => {
+      const cache = make();
+      const miss = await cache.lookup('cred1:app:k1', ['app:a1']);
+      expect(miss.entry).toBeUndefined();
+      await cache.store('cred1:app:k1', answer({ appId: 'a1' }, miss.versions), 60_000);
+      const hit = await cache.lookup('cred1:app:k1', ['app:a1']);
+      expect(hit.entry?.data).toEqual({ appId: 'a1' });
+    });
+
+    it('drops every entry of a tag on invalidation, and only those', async () => {
+      const cache = make();
+      const v1 = (await cache.lookup('cred1:app:x', ['app:x1', 'apps'])).versions;
+      await cache.store('cred1:app:x', answer('x', v1), 60_000);
+      const v2 = (await cache.lookup('cred2:app:x', ['app:x1'])).versions;
+      await cache.store('cred2:app:x', answer('x for cred2', v2), 60_000);
+      const v3 = (await cache.lookup('cred1:app:y', ['app:y1'])).versions;
+      await cache.store('cred1:app:y', answer('y', v3), 60_000);
+
+      await cache.invalidate(['app:x1']);
+      expect((await cache.lookup('cred1:app:x', ['app:x1', 'apps'])).entry).toBeUndefined();
+      expect((await cache.lookup('cred2:app:x', ['app:x1'])).entry).toBeUndefined();
+      expect((await cache.lookup('cred1:app:y', ['app:y1'])).entry?.data).toBe('y');
+    });
+
+    it('never resurrects the old state: an answer fetched across a write is born invalid', async () => {
+      const cache = make();
+      const before = (await cache.lookup('cred1:app:z', ['app:z1'])).versions;
+      // … the upstream call is in flight, and a write lands meanwhile …
+      await cache.invalidate(['app:z1']);
+      await cache.store('cred1:app:z', answer('old state', before), 60_000);
+      expect((await cache.lookup('cred1:app:z', ['app:z1'])).entry).toBeUndefined();
+    });
+
+    it('lets entries expire with their TTL', async () => {
+      const cache = make();
+      const { versions } = await cache.lookup('cred1:t:short', []);
+      await cache.store('cred1:t:short', answer('short', versions), 50);
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect((await cache.lookup('cred1:t:short', [])).entry).toBeUndefined();
+    });
+  });
+}
+
+cacheCases('memory', () =>
+  createResponseCache({ store: { type: 'memory', maxBytes: 1024 * 1024 }, tagTtlMs: 600_000 }),
+);
+
+describe('memory response cache bounds', () => {
+  it('stays within its byte budget, dropping the least recently used entries', async () => {
+    const cache = createResponseCache({
+      store: { type: 'memory', maxBytes: 64 * 1024 },
+      tagTtlMs: 600_000,
+    });
+    const big = 'x'.repeat(4 * 1024);
+    for (let i = 0; i < 40; i += 1) await cache.store(`c:k:${i}`, answer(big, {}), 60_000);
+    const held = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => (await cache.lookup(`c:k:${i}`, [])).entry),
+    );
+    const kept = held.filter(Boolean).length;
+    expect(kept).toBeLessThan(16); // 64 KiB / ~4 KiB
+    expect(kept).toBeGreaterThan(5);
+    expect(held[39]).toBeDefined(); // the newest stays
+    expect(held[0]).toBeUndefined(); // the oldest went
+  });
+
+  it('drops every entry when it has to forget a tag version (never a resurrection)', async () => {
+    const cache = createResponseCache({
+      store: { type: 'memory', maxBytes: 1024 * 1024, maxTags: 3 },
+      tagTtlMs: 600_000,
+    });
+    const { versions } = await cache.lookup('c:k', ['t0']);
+    await cache.invalidate(['t0']);
+    const after = await cache.lookup('c:k', ['t0']);
+    await cache.store('c:k', answer('v', after.versions), 60_000);
+    expect(versions).not.toEqual(after.versions);
+    await cache.invalidate(['t1', 't2', 't3']); // t0's version is pushed out
+    expect((await cache.lookup('c:k', ['t0'])).entry).toBeUndefined();
+  });
+});
+
+describe.skipIf(!testRedisAvailable)('redis response cache', () => {
+  const prefix = testPrefix('cache');
+  const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+  let connection: RedisConnection;
+  let admin: TestRedis;
+  beforeAll(async () => {
+    connection = createRedisConnection({
+      url: REDIS_URL,
+      connectTimeoutMs: 1_000,
+      commandTimeoutMs: 500,
+      logger: silent,
+    });
+    expect(await connection.usable()).toBe(true);
+    admin = await connectTestRedis();
+  });
+  afterAll(async () => {
+    await deleteUnder(admin, prefix);
+    await admin.close();
+    await connection.close();
+  });
+
+  const make = () =>
+    createResponseCache({
+      store: { type: 'redis', client: connection.client, prefix },
+      tagTtlMs: 600_000,
+    });
+  cacheCases('redis', make);
+
+  it('is shared by two clients (replicas) and keeps its keys under the prefix', async () => {
+    const other = createRedisConnection({
+      url: REDIS_URL,
+      connectTimeoutMs: 1_000,
+      commandTimeoutMs: 500,
+      logger: silent,
+    });
+    try {
+      await other.usable();
+      const a = make();
+      const b = createResponseCache({
+        store: { type: 'redis', client: other.client, prefix },
+        tagTtlMs: 600_000,
+      });
+      const { versions } = await a.lookup('credX:store:k', ['store:s1']);
+      await a.store('credX:store:k', answer({ storeId: 's1' }, versions), 60_000);
+      expect((await b.lookup('credX:store:k', ['store:s1'])).entry?.data).toEqual({
+        storeId: 's1',
+      });
+      await b.invalidate(['store:s1']);
+      expect((await a.lookup('credX:store:k', ['store:s1'])).entry).toBeUndefined();
+      const keys = await keysUnder(admin, prefix);
+      expect(keys).toContain(`${prefix}:cache::credX:store:k`);
+      expect(keys).toContain(`${prefix}:tag::store:s1`);
+      // Entries carry their TTL in Redis too.
+      expect(await admin.pTTL(`${prefix}:cache::credX:store:k`)).toBeGreaterThan(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('throws on lookup when Redis is unreachable (the caller then skips the cache)', async () => {
+    const dead = createRedisConnection({
+      url: 'redis://127.0.0.1:1',
+      connectTimeoutMs: 100,
+      commandTimeoutMs: 100,
+      logger: silent,
+    });
+    try {
+      await dead.usable();
+      const cache = createResponseCache({
+        store: { type: 'redis', client: dead.client, prefix },
+        tagTtlMs: 600_000,
+      });
+      await expect(cache.lookup('c:k', ['t'])).rejects.toThrow();
+    } finally {
+      await dead.close();
+    }
+  });
+});

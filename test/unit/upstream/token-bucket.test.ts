@@ -1,0 +1,277 @@
+/**
+ * The token bucket algorithm, run against both stores: memory and Redis (one Lua script on Redis
+ * TIME). Same cases, real time with short windows (Redis's clock cannot be faked).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import { ErrorCode } from '../../../src/errors/error-codes.js';
+import { GatewayError } from '../../../src/errors/gateway-errors.js';
+import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.js';
+import { createRedisBucketStore } from '../../../src/upstream/redis-bucket-store.js';
+import {
+  createRedisConnection,
+  type RedisConnection,
+} from '../../../src/upstream/redis-connection.js';
+import type { RouteClass } from '../../../src/upstream/route-classes.js';
+import {
+  createTokenBucketLimiter,
+  type BucketStore,
+  type CredentialBudget,
+} from '../../../src/upstream/token-bucket.js';
+import {
+  REDIS_URL,
+  connectTestRedis,
+  deleteUnder,
+  testPrefix,
+  testRedisAvailable,
+  type TestRedis,
+} from '../../support/redis.js';
+
+const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+const CLASS: RouteClass = { name: 'test-class', limit: 3, windowMs: 400, perCredential: false };
+const PER_CREDENTIAL: RouteClass = { ...CLASS, name: 'per-cred', perCredential: true };
+
+let n = 0;
+const fresh = () => `cred-${process.pid}-${Date.now()}-${(n += 1)}`;
+
+type StoreFactory = (budget: CredentialBudget, share?: number) => BucketStore;
+
+async function takeN(store: BucketStore, id: string, count: number, routeClass?: RouteClass) {
+  const verdicts = [];
+  for (let i = 0; i < count; i += 1) verdicts.push(await store.take(id, routeClass));
+  return verdicts;
+}
+
+function bucketCases(name: string, factory: () => StoreFactory) {
+  describe(`${name} bucket store`, () => {
+    it('gives the capacity, then refuses with the wait for the next token', async () => {
+      const store = factory()({ capacity: 5, windowMs: 60_000 });
+      const id = fresh();
+      const verdicts = await takeN(store, id, 6);
+      expect(verdicts.slice(0, 5).every((v) => v.allowed)).toBe(true);
+      expect(verdicts[4]?.budget).toMatchObject({ limit: 5, remaining: 0 });
+      expect(verdicts[5]).toMatchObject({ allowed: false, deniedBy: 'credential' });
+      // An unknown window refills continuously: one token per windowMs / capacity.
+      expect(verdicts[5]?.waitMs).toBeGreaterThan(11_000);
+      expect(verdicts[5]?.waitMs).toBeLessThanOrEqual(12_000);
+    });
+
+    it('is lowered by RateLimit-Remaining, never raised by it', async () => {
+      const store = factory()({ capacity: 10, windowMs: 60_000 });
+      const id = fresh();
+      await store.take(id, undefined);
+      expect(await store.correct(id, undefined, { remaining: 3, resetMs: 30_000 })).toMatchObject({
+        remaining: 3,
+        resetSec: 30,
+      });
+      expect(await store.correct(id, undefined, { remaining: 8 })).toMatchObject({ remaining: 3 });
+      const verdicts = await takeN(store, id, 4);
+      expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, false]);
+      // Inside a known window nothing refills: the wait is the window's end.
+      expect(verdicts[3]?.waitMs).toBeGreaterThan(29_000);
+    });
+
+    it('takes the lower RateLimit-Limit as its capacity', async () => {
+      const store = factory()({ capacity: 10, windowMs: 60_000 });
+      const id = fresh();
+      expect(await store.correct(id, undefined, { limit: 4 })).toMatchObject({
+        limit: 4,
+        remaining: 4,
+      });
+      expect(await store.correct(id, undefined, { limit: 50 })).toMatchObject({ limit: 10 });
+    });
+
+    it('is full again when the known window ends', async () => {
+      const store = factory()({ capacity: 3, windowMs: 60_000 });
+      const id = fresh();
+      await takeN(store, id, 3);
+      await store.correct(id, undefined, { remaining: 0, resetMs: 250 });
+      expect((await store.take(id, undefined)).allowed).toBe(false);
+      await sleep(300);
+      const verdict = await store.take(id, undefined);
+      expect(verdict).toMatchObject({ allowed: true, budget: { limit: 3, remaining: 2 } });
+    });
+
+    it('is emptied by a 429 until the reset it names', async () => {
+      const store = factory()({ capacity: 10, windowMs: 60_000 });
+      const id = fresh();
+      const after = await store.correct(id, undefined, { blockMs: 200 });
+      expect(after).toMatchObject({ remaining: 0, resetSec: 1 });
+      const denied = await store.take(id, undefined);
+      expect(denied.allowed).toBe(false);
+      expect(denied.waitMs).toBeLessThanOrEqual(200);
+      await sleep(250);
+      expect((await store.take(id, undefined)).allowed).toBe(true);
+    });
+
+    it('peeks without spending', async () => {
+      const store = factory()({ capacity: 7, windowMs: 60_000 });
+      const id = fresh();
+      expect(await store.peek(id)).toEqual({ limit: 7, remaining: 7, resetSec: 0 });
+      await store.take(id, undefined);
+      expect(await store.peek(id)).toMatchObject({ remaining: 6 });
+      expect(await store.peek(id)).toMatchObject({ remaining: 6 });
+    });
+
+    it('keeps a route class to its limit in any window, across credentials', async () => {
+      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const routeClass = { ...CLASS, name: `class-${fresh()}` };
+      const [a, b] = [fresh(), fresh()];
+      const first = [
+        ...(await takeN(store, a, 2, routeClass)),
+        ...(await takeN(store, b, 2, routeClass)),
+      ];
+      expect(first.map((v) => v.allowed)).toEqual([true, true, true, false]);
+      expect(first[3]).toMatchObject({ deniedBy: 'route-class' });
+      expect(first[3]?.waitMs).toBeGreaterThan(0);
+      expect(first[3]?.waitMs).toBeLessThanOrEqual(400);
+      // A refused call spends nothing from the credential's bucket.
+      expect(first[3]?.budget.remaining).toBe(99); // b: one allowed, one refused
+      await sleep(450);
+      expect((await store.take(b, routeClass)).allowed).toBe(true);
+    });
+
+    it('keeps per-credential classes apart', async () => {
+      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const routeClass = { ...PER_CREDENTIAL, name: `pc-${fresh()}` };
+      const [a, b] = [fresh(), fresh()];
+      expect((await takeN(store, a, 4, routeClass)).map((v) => v.allowed)).toEqual([
+        true,
+        true,
+        true,
+        false,
+      ]);
+      expect((await store.take(b, routeClass)).allowed).toBe(true);
+    });
+
+    it("blocks only the route class on the class's own 429", async () => {
+      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const routeClass = { ...CLASS, name: `blk-${fresh()}` };
+      const id = fresh();
+      await store.correct(id, routeClass, {
+        remaining: 50,
+        blockMs: 300,
+        blockRouteClass: true,
+      });
+      expect(await store.take(id, routeClass)).toMatchObject({
+        allowed: false,
+        deniedBy: 'route-class',
+      });
+      expect((await store.take(id, undefined)).allowed).toBe(true);
+    });
+
+    it('hands out only its share of every limit', async () => {
+      const store = factory()({ capacity: 40, windowMs: 60_000 }, 0.25);
+      const id = fresh();
+      const verdicts = await takeN(store, id, 11);
+      expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
+      expect(verdicts[0]?.budget.limit).toBe(10);
+    });
+  });
+}
+
+bucketCases('memory', () => (budget, share) => createMemoryBucketStore({ budget, share }));
+
+describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
+  const prefix = testPrefix('bucket');
+  let connection: RedisConnection;
+  let admin: TestRedis;
+  beforeAll(async () => {
+    connection = createRedisConnection({
+      url: REDIS_URL,
+      connectTimeoutMs: 1_000,
+      commandTimeoutMs: 500,
+      logger: silent,
+    });
+    expect(await connection.usable()).toBe(true);
+    admin = await connectTestRedis();
+  });
+  afterAll(async () => {
+    await deleteUnder(admin, prefix);
+    await admin.close();
+    await connection.close();
+  });
+
+  bucketCases('redis', () => (budget, share) => {
+    // The Redis store holds the whole budget; a share only exists for the local fallback.
+    const scaled = share ? { ...budget, capacity: Math.floor(budget.capacity * share) } : budget;
+    return createRedisBucketStore({ client: connection.client, budget: scaled, prefix });
+  });
+
+  it('never lets two replicas together take more than the window, however they race', async () => {
+    const other = createRedisConnection({
+      url: REDIS_URL,
+      connectTimeoutMs: 1_000,
+      commandTimeoutMs: 500,
+      logger: silent,
+    });
+    try {
+      expect(await other.usable()).toBe(true);
+      const budget = { capacity: 20, windowMs: 60_000 };
+      const replicas = [connection, other].map((c) =>
+        createRedisBucketStore({ client: c.client, budget, prefix }),
+      );
+      const id = fresh();
+      const verdicts = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => replicas[i % 2]!.take(id, undefined)),
+      );
+      expect(verdicts.filter((v) => v.allowed)).toHaveLength(20);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('keeps no token, only the HMAC id, in its keys', async () => {
+    const store = createRedisBucketStore({
+      client: connection.client,
+      budget: { capacity: 5, windowMs: 60_000 },
+      prefix,
+    });
+    await store.take('0123abcd', CLASS);
+    const keys = await admin.keys(`${prefix}:*`);
+    expect(keys).toContain(`${prefix}:bucket:0123abcd`);
+    expect(keys).toContain(`${prefix}:class:test-class`);
+  });
+});
+
+describe('token bucket limiter', () => {
+  it('waits for a token that comes within the allowed wait', async () => {
+    const limiter = createTokenBucketLimiter({
+      store: createMemoryBucketStore({ budget: { capacity: 10, windowMs: 1_000 } }),
+      maxWaitMs: 250,
+    });
+    const id = fresh();
+    for (let i = 0; i < 10; i += 1) await limiter.acquire(id, undefined);
+    const started = Date.now();
+    await limiter.acquire(id, undefined); // the next token comes 100 ms later
+    expect(Date.now() - started).toBeGreaterThanOrEqual(80);
+  });
+
+  it('fails with RATE_LIMITED and retryAfterSec when waiting would not help', async () => {
+    const store = createMemoryBucketStore({ budget: { capacity: 2, windowMs: 60_000 } });
+    const limiter = createTokenBucketLimiter({ store, maxWaitMs: 250 });
+    const id = fresh();
+    await limiter.observe(id, undefined, { remaining: 0, resetMs: 42_000 });
+    const started = Date.now();
+    const error = await limiter.acquire(id, undefined).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(100); // no pointless wait
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({
+      code: ErrorCode.RATE_LIMITED,
+      details: { retryAfterSec: 42, limiter: 'CREDENTIAL' },
+    });
+  });
+
+  it('answers the budget without spending it', async () => {
+    const limiter = createTokenBucketLimiter({
+      store: createMemoryBucketStore({ budget: { capacity: 600, windowMs: 1_399_000 } }),
+      maxWaitMs: 0,
+    });
+    const credential = { id: fresh() } as Parameters<typeof limiter.snapshot>[0];
+    expect(await limiter.snapshot(credential)).toEqual({ limit: 600, remaining: 600, resetSec: 0 });
+    await limiter.acquire(credential.id, undefined);
+    expect(await limiter.snapshot(credential)).toMatchObject({ remaining: 599 });
+  });
+});
