@@ -103,6 +103,14 @@ const ConfigSchema = z.object({
   IDEMPOTENCY_WAIT_MS: int(100, 300_000).default(30_000),
   /** The self-hosted GraphiQL at `GET /graphql` (Accept: text/html). */
   EXPLORER: bool.default('true'),
+  /** Consecutive upstream failures (5xx, network, timeout) that open a route class's circuit. */
+  BREAKER_FAILURE_THRESHOLD: int(1, 1000).default(5),
+  /** How long an open circuit refuses calls before one half-open probe. */
+  BREAKER_OPEN_MS: int(100, 600_000).default(10_000),
+  /** Prometheus metrics on `GET /metrics`. */
+  METRICS: bool.default('true'),
+  /** OpenTelemetry tracing: off, or `log` (finished spans as JSON log lines). */
+  TRACING: z.enum(['off', 'log']).default('off'),
   /** Largest file a GraphQL multipart upload may carry (`uploadAppSource`); default 100 MiB. */
   UPLOAD_MAX_BYTES: int(1).default(100 * 1024 * 1024),
   /** Subscriptions poll the upstream from this interval, backing off to the max while nothing changes. */

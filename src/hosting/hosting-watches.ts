@@ -60,7 +60,7 @@ export function watchDeployment(
   return {
     key: keyOf(ctx, 'deployment', appId, deploymentId),
     poll: async (signal) => {
-      const list = await api.deployments(appId, WATCH_DEPLOYMENTS_LIMIT, signal);
+      const list = await api.deployments(appId, WATCH_DEPLOYMENTS_LIMIT, signal, true);
       const item = list.deployments.find((candidate) => candidate.id === deploymentId);
       if (!item) {
         throw new GatewayError(

@@ -156,6 +156,7 @@ export function createHostingApi(upstream: UpstreamClient, scope: RequestScope) 
     params: Record<string, string>,
     query?: Record<string, string | number | undefined>,
     signal?: AbortSignal,
+    fresh = false,
   ) =>
     (
       await upstream.request<T>({
@@ -164,6 +165,7 @@ export function createHostingApi(upstream: UpstreamClient, scope: RequestScope) 
         params,
         query,
         ...(signal ? { signal } : {}),
+        ...(fresh ? { fresh } : {}),
         ...callerOf(scope),
       })
     ).data;
@@ -181,9 +183,9 @@ export function createHostingApi(upstream: UpstreamClient, scope: RequestScope) 
     uploadStatus: (appId: string, jobId: string, signal?: AbortSignal) =>
       get<UploadStatusDto>(HOSTING_ROUTES.sourceStatus, { appId }, { jobId }, signal),
 
-    /** A status read of every unfinished deployment of the app. */
-    deployments: (appId: string, limit: number, signal?: AbortSignal) =>
-      get<DeploymentListDto>(HOSTING_ROUTES.deployments, { appId }, { limit }, signal),
+    /** The app's deployments; `fresh` when watching one (a cached list would hide its progress). */
+    deployments: (appId: string, limit: number, signal?: AbortSignal, fresh = false) =>
+      get<DeploymentListDto>(HOSTING_ROUTES.deployments, { appId }, { limit }, signal, fresh),
 
     runtimeStatus: (appId: string) => get<RuntimeStatusDto>(HOSTING_ROUTES.status, { appId }),
 

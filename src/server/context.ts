@@ -4,6 +4,7 @@ import type { Credential } from '../upstream/credential.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import type { BudgetTracker } from '../upstream/budget-tracker.js';
 import type { RequestFacts } from '../upstream/request-facts.js';
+import type { TraceHolder } from '../upstream/request-scope.js';
 import { createCertificatesApi, type CertificatesApi } from '../certificates/certificates.api.js';
 import {
   createCertificateLoaders,
@@ -39,6 +40,8 @@ export interface GatewayContext {
   readonly storeIdHeader?: string | undefined;
   /** What the upstream layer reports back for this request (budget spent, stale values). */
   readonly facts?: RequestFacts | undefined;
+  /** The operation's trace span, when tracing is on. */
+  readonly trace?: TraceHolder | undefined;
 }
 
 export interface ContextDependencies {
@@ -56,6 +59,7 @@ export function createGatewayContext(
     logger: FastifyBaseLogger;
     storeIdHeader?: string | undefined;
     facts?: RequestFacts | undefined;
+    trace?: TraceHolder | undefined;
   },
 ): GatewayContext {
   const certificatesApi = createCertificatesApi(deps.upstream, request);

@@ -22,6 +22,10 @@ import { registerSubscriptionTransports } from './subscriptions/subscription-tra
 import { registerGraphQLMultipart } from './uploads/graphql-multipart.plugin.js';
 import { registerHealthRoutes } from './health.routes.js';
 import { createProductionPolicy } from './production-policy.js';
+import { createGatewayMetrics } from '../observability/metrics.js';
+import { registerMetricsRoute } from '../observability/metrics.routes.js';
+import { observabilityPlugin } from '../observability/observability-plugin.js';
+import { createLogSpanExporter, createTracing } from '../observability/tracing.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 export interface Gateway {
@@ -39,7 +43,17 @@ export async function createGateway(
   upstreamUrl: string,
 ): Promise<Gateway> {
   const credentialFor = createCredentialFactory(config.CREDENTIAL_HMAC_SECRET);
-  const upstreamStack = createUpstreamStack(config, logger as FastifyBaseLogger, upstreamUrl);
+  const metrics = config.METRICS ? createGatewayMetrics() : undefined;
+  const tracing =
+    config.TRACING === 'log'
+      ? createTracing(
+          createLogSpanExporter((logger as FastifyBaseLogger).child({ component: 'tracing' })),
+        )
+      : undefined;
+  const upstreamStack = createUpstreamStack(config, logger as FastifyBaseLogger, upstreamUrl, {
+    metrics,
+    tracing,
+  });
   const { client: upstream, budget } = upstreamStack;
   const pollers = createPollerRegistry({
     minIntervalMs: config.SUBSCRIPTION_POLL_MIN_MS,
@@ -83,6 +97,7 @@ export async function createGateway(
       ApolloServerPluginLandingPageDisabled(),
       requestLifecyclePlugin(),
       upstreamFactsPlugin(),
+      observabilityPlugin(metrics, tracing),
       ...policy.plugins,
     ],
   });
@@ -112,11 +127,13 @@ export async function createGateway(
           logger: request.log,
           storeIdHeader: storeIdHeaderOf(request.headers),
           facts: createRequestFacts(),
+          trace: tracing ? { span: undefined } : undefined,
         });
       },
     }),
   });
 
+  if (metrics) registerMetricsRoute(app, metrics);
   registerHealthRoutes(app, { schemaReady: () => true, upstreamReachable: () => upstream.probe() });
 
   return {
@@ -135,6 +152,7 @@ export async function createGateway(
       await app.close();
       await upstreamStack.close();
       await policy.close();
+      await tracing?.shutdown();
     },
   };
 }

@@ -31,6 +31,8 @@ export interface CachedUpstreamClientOptions {
   readonly staleMaxAgeMs: number;
   readonly logger: FastifyBaseLogger;
   readonly now?: () => number;
+  /** Told the result of every cacheable lookup (metrics). */
+  readonly onLookup?: (result: 'hit' | 'miss' | 'stale') => void;
 }
 
 /** Response headers worth keeping with an entry (not the budget, not per-response plumbing). */
@@ -153,7 +155,11 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
       warnStore(error, 'lookup');
     }
     const entry = lookup?.entry;
-    if (entry && now() < entry.freshUntil) return answerOf<T>(entry);
+    if (entry && now() < entry.freshUntil && !call.fresh) {
+      options.onLookup?.('hit');
+      return answerOf<T>(entry);
+    }
+    options.onLookup?.('miss');
     try {
       return await abortable(
         singleflight.run(key, () => fetchAndStore<T>(call, decision, key, lookup)),
@@ -168,6 +174,7 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
       const route = `${call.method} ${call.route}`;
       const ageSec = Math.floor(ageMs / 1000);
       call.scope?.facts?.recordStale({ route, ageSec, reason });
+      options.onLookup?.('stale');
       logger.info({ route, ageSec, reason }, 'upstream failed: served a stale cached value');
       return answerOf<T>(entry);
     }

@@ -26,6 +26,17 @@ import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
 import { createSingleflight } from './singleflight.js';
 import { createTokenBucketLimiter, type BucketStore } from './token-bucket.js';
 import { createUpstreamClient, type UpstreamClient } from './upstream-client.js';
+import { createBreakerTransport } from './breaker-transport.js';
+import { createCircuitBreaker } from './circuit-breaker.js';
+import { createInstrumentedTransport } from './instrumented-transport.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
+
+/** Where the upstream layer reports what it does (both optional). */
+export interface UpstreamObservers {
+  readonly metrics?: GatewayMetrics | undefined;
+  readonly tracing?: Tracing | undefined;
+}
 
 export interface UpstreamStack {
   readonly client: UpstreamClient;
@@ -39,7 +50,9 @@ export function createUpstreamStack(
   config: Config,
   logger: FastifyBaseLogger,
   upstreamUrl: string,
+  observers: UpstreamObservers = {},
 ): UpstreamStack {
+  const { metrics } = observers;
   const log = logger.child({ component: 'upstream' });
   const redis: RedisConnection | undefined = config.REDIS_URL
     ? createRedisConnection({
@@ -76,21 +89,37 @@ export function createUpstreamStack(
   const limiter = createTokenBucketLimiter({
     store: bucketStore,
     maxWaitMs: config.UPSTREAM_BUCKET_WAIT_MS,
+    onWait: (bucket) => metrics?.bucketWait(bucket),
+    onRefuse: (bucket) => metrics?.bucketRefusal(bucket),
   });
 
-  const http = createTransport({
-    baseUrl: upstreamUrl,
-    connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
-    headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
-    bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
-    maxResponseBytes: config.UPSTREAM_MAX_RESPONSE_BYTES,
-    connections: config.UPSTREAM_CONNECTIONS,
-  });
+  const http = createInstrumentedTransport(
+    createTransport({
+      baseUrl: upstreamUrl,
+      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+      headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+      maxResponseBytes: config.UPSTREAM_MAX_RESPONSE_BYTES,
+      connections: config.UPSTREAM_CONNECTIONS,
+    }),
+    observers,
+  );
   if (config.UPSTREAM_LIMITER === 'off') {
     log.warn('UPSTREAM_LIMITER=off: nothing keeps this gateway within the upstream budget');
   }
   const core = createUpstreamClient({
-    transport: config.UPSTREAM_LIMITER === 'on' ? createBudgetedTransport(http, limiter) : http,
+    // The breaker sits outside the budget: an open circuit spends no token.
+    transport: createBreakerTransport(
+      config.UPSTREAM_LIMITER === 'on' ? createBudgetedTransport(http, limiter) : http,
+      createCircuitBreaker({
+        failureThreshold: config.BREAKER_FAILURE_THRESHOLD,
+        openMs: config.BREAKER_OPEN_MS,
+        onStateChange: (breakerClass, state) => {
+          metrics?.breakerState(breakerClass, state);
+          log.warn({ breakerClass, state }, 'upstream circuit changed state');
+        },
+      }),
+    ),
     deadlineMs: config.UPSTREAM_DEADLINE_MS,
     retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.UPSTREAM_MAX_ATTEMPTS },
     observe: ({ call, status, durationMs, attempt }) => {
@@ -121,6 +150,7 @@ export function createUpstreamStack(
       singleflight: createSingleflight(),
       staleMaxAgeMs,
       logger: log,
+      onLookup: (result) => metrics?.cacheLookup(result),
     });
   }
 

@@ -6,6 +6,12 @@
 import { requireCredential } from './require-credential.js';
 import type { Credential } from './credential.js';
 import type { RequestFacts } from './request-facts.js';
+import type { Span } from '@opentelemetry/api';
+
+/** The request's trace span, set once the operation is known (only when tracing is on). */
+export interface TraceHolder {
+  span: Span | undefined;
+}
 
 export interface RequestScope {
   /** Absent when the request carried no (well-formed) bearer token. */
@@ -13,6 +19,8 @@ export interface RequestScope {
   readonly requestId: string;
   /** Where the upstream layer reports budget spent and values served stale for this request. */
   readonly facts?: RequestFacts;
+  /** Parent span for upstream call spans (tracing on). */
+  readonly trace?: TraceHolder;
 }
 
 /** The `credential` and `scope` members of an {@link UpstreamCall}; UNAUTHENTICATED without a token. */

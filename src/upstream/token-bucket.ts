@@ -169,7 +169,14 @@ export interface LimiterOptions {
   readonly maxWaitMs: number;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<unknown>;
+  /** Told when a call waits for a token, and when it is refused (metrics). */
+  readonly onWait?: (bucket: string) => void;
+  readonly onRefuse?: (bucket: string) => void;
 }
+
+/** Metrics name of the bucket that said no: the route class's, or the credential's. */
+const bucketName = (deniedBy: DeniedBy | undefined, routeClass: RouteClass | undefined): string =>
+  deniedBy === 'route-class' && routeClass ? routeClass.name : 'credential';
 
 /** The error of a call the buckets refused: the same code as an upstream 429. */
 export function budgetExhausted(deniedBy: DeniedBy | undefined, waitMs: number): GatewayError {
@@ -195,9 +202,12 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
         const verdict = await store.take(credentialId, routeClass);
         if (verdict.allowed) return verdict.budget;
         // Waiting only helps when a token comes back within the allowed wait.
+        const bucket = bucketName(verdict.deniedBy, routeClass);
         if (now() + verdict.waitMs > giveUpAt) {
+          options.onRefuse?.(bucket);
           throw budgetExhausted(verdict.deniedBy, verdict.waitMs);
         }
+        options.onWait?.(bucket);
         await sleep(verdict.waitMs);
       }
     },

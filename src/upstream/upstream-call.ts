@@ -31,6 +31,11 @@ export interface UpstreamCall {
   readonly scope?: RequestScope;
   /** Marks a non-GET method as safe to retry (none of the seed operations is). */
   readonly idempotent?: boolean;
+  /**
+   * Skip a cached answer (the caller is polling for a change, e.g. a subscription): the call goes
+   * upstream and its answer refreshes the cache.
+   */
+  readonly fresh?: boolean;
   /** Overrides the configured per-operation deadline. */
   readonly deadlineMs?: number;
   readonly signal?: AbortSignal;

@@ -79,6 +79,16 @@ describe('cached upstream client', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('lets a polling caller skip a fresh entry, and refreshes the entry with its answer', async () => {
+    const { client, calls } = setup();
+    await client.request(readApp());
+    const polled = await client.request({ ...readApp(), fresh: true });
+    expect(calls).toHaveLength(2);
+    const cachedAgain = await client.request(readApp());
+    expect(cachedAgain.data).toEqual(polled.data);
+    expect(calls).toHaveLength(2);
+  });
+
   it("never serves one credential's entry to another", async () => {
     const { client, calls } = setup(async (call) => ({ owner: call.credential.id }));
     const a = await client.request(readApp(alice));
