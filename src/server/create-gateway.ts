@@ -112,6 +112,7 @@ export async function createGateway(
     isProduction: config.NODE_ENV === 'production',
     createContext: (request) => createGatewayContext(contextDeps, request),
     validationRules: policy.apolloOptions.validationRules,
+    guard: policy.subscriptionGuard,
     endWatches: () => pollers.closeAll(),
   });
 

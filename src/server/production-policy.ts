@@ -21,6 +21,7 @@ import { registerDocumentGuard } from './limits/document-guard.hook.js';
 import { operationCostPlugin } from './limits/operation-cost.plugin.js';
 import { operationLimitsOf } from './limits/operation-limits.js';
 import { createOperationShapeRule } from './limits/operation-shape.rule.js';
+import { createSubscriptionGuard, type SubscriptionGuard } from './limits/subscription-guard.js';
 import { createPersistedOperations } from './persisted-operations/persisted-operations.js';
 
 /** A claim on an idempotency key outlives any mutation; it only matters if a replica dies mid-request. */
@@ -35,6 +36,8 @@ export interface ProductionPolicy {
   >;
   /** Apollo plugins: the cost limit and idempotency. */
   readonly plugins: ApolloServerPlugin<GatewayContext>[];
+  /** The limits and trusted documents for subscriptions (they bypass Apollo's pipeline). */
+  readonly subscriptionGuard: SubscriptionGuard;
   /** Closes the policy's Redis connection. */
   close(): Promise<void>;
 }
@@ -76,6 +79,7 @@ export async function createProductionPolicy(
         parseOptions: { maxTokens: limits.maxTokens },
         persistedQueries: persisted.apolloOptions,
       },
+      subscriptionGuard: createSubscriptionGuard(limits, persisted.trusted),
       plugins: [
         operationCostPlugin<GatewayContext>(limits),
         idempotencyPlugin({

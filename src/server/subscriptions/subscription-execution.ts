@@ -27,6 +27,8 @@ import {
 } from '../../errors/graphql-errors.js';
 import type { Credential } from '../../upstream/credential.js';
 import { ErrorCode } from '../../errors/error-codes.js';
+import { limitGraphQLError } from '../limits/operation-limits.js';
+import type { SubscriptionGuard } from '../limits/subscription-guard.js';
 import type { GatewayContext } from '../context.js';
 
 /** The request side of a context: what `createGatewayContext` needs besides its dependencies. */
@@ -43,6 +45,8 @@ export interface SubscriptionExecutionOptions {
   readonly validationRules?: readonly ValidationRule[];
   /** As for HTTP responses (production drops "Did you mean …?"). */
   readonly formatOptions?: FormatOptions;
+  /** Document limits, trusted documents and the cost limit (as for HTTP operations). */
+  readonly guard?: SubscriptionGuard;
 }
 
 export interface SubscribeParams {
@@ -63,6 +67,8 @@ export function prepareSubscription(
   params: SubscribeParams,
   request: () => SubscriptionRequest,
 ): ExecutionArgs | readonly GraphQLError[] {
+  const refusedDocument = options.guard?.refuseDocument(params.query);
+  if (refusedDocument) return [limitGraphQLError(refusedDocument)];
   let document: DocumentNode;
   try {
     document = parse(params.query);
@@ -91,6 +97,13 @@ export function prepareSubscription(
       ),
     ];
   }
+  const refusedOperation = options.guard?.refuseOperation(
+    options.schema,
+    document,
+    operation,
+    params.variables ?? undefined,
+  );
+  if (refusedOperation) return [limitGraphQLError(refusedOperation, operation)];
   return {
     schema: options.schema,
     document,

@@ -1,8 +1,8 @@
 /**
  * A canary token and a canary secret travel through every store of the production policy — APQ
  * registration, idempotent mutations (refused and stored), limit refusals — and must then be absent
- * from the gateway's logs, from every response, and from the keys and values of those stores in
- * Redis (found with SCAN).
+ * from the gateway's logs, from every response, from the metrics, and from the keys and values of
+ * those stores in Redis (found with SCAN).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,9 +82,12 @@ describe.skipIf(skipWithoutRedis)('canaries', () => {
     const limited = await send({ query: costly, variables: { s: CANARY_SECRET } }, CANARY_TOKEN);
     expect(limited.body.errors[0].extensions.limit, limited.text).toBe('cost');
 
+    const metrics = await stack.http('GET', '/metrics');
+    expect(metrics.status).toBe(200);
     const everything = [
       ...stack.logs,
       ...responses.map((res) => `${JSON.stringify(res.headers)} ${res.text}`),
+      metrics.text,
     ].join('\n');
     expect(everything).not.toContain(CANARY_TOKEN);
     expect(everything).not.toContain(CANARY_SECRET);
