@@ -107,6 +107,8 @@ const ConfigSchema = z.object({
   BREAKER_FAILURE_THRESHOLD: int(1, 1000).default(5),
   /** How long an open circuit refuses calls before one half-open probe. */
   BREAKER_OPEN_MS: int(100, 600_000).default(10_000),
+  /** Replay whole query responses whose every upstream read was cached (needs UPSTREAM_CACHE). */
+  RESPONSE_CACHE: bool.default('true'),
   /** Prometheus metrics on `GET /metrics`. */
   METRICS: bool.default('true'),
   /** OpenTelemetry tracing: off, or `log` (finished spans as JSON log lines). */

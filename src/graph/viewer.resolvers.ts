@@ -13,6 +13,10 @@ export const viewerResolvers: Resolvers = {
   },
   Viewer: {
     // The token bucket's own state (Redis or memory): never an upstream call, never a token spent.
-    rateLimit: (parent, _args, ctx) => ctx.budget.snapshot(parent.credential),
+    rateLimit: (parent, _args, ctx) => {
+      // A live value: a response that shows it is never replayed from the response cache.
+      ctx.facts?.markUnreplayable();
+      return ctx.budget.snapshot(parent.credential);
+    },
   },
 };

@@ -42,6 +42,8 @@ export interface GatewayContext {
   readonly facts?: RequestFacts | undefined;
   /** The operation's trace span, when tracing is on. */
   readonly trace?: TraceHolder | undefined;
+  /** The whole-response cache key of this request (POST queries with a credential). */
+  readonly replayKey?: string | undefined;
 }
 
 export interface ContextDependencies {
@@ -60,6 +62,7 @@ export function createGatewayContext(
     storeIdHeader?: string | undefined;
     facts?: RequestFacts | undefined;
     trace?: TraceHolder | undefined;
+    replayKey?: string | undefined;
   },
 ): GatewayContext {
   const certificatesApi = createCertificatesApi(deps.upstream, request);

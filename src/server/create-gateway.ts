@@ -22,6 +22,11 @@ import { registerSubscriptionTransports } from './subscriptions/subscription-tra
 import { registerGraphQLMultipart } from './uploads/graphql-multipart.plugin.js';
 import { registerHealthRoutes } from './health.routes.js';
 import { createProductionPolicy } from './production-policy.js';
+import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.js';
+import {
+  registerResponseReplay,
+  responseReplayPlugin,
+} from './response-cache/response-replay.hook.js';
 import { createGatewayMetrics } from '../observability/metrics.js';
 import { registerMetricsRoute } from '../observability/metrics.routes.js';
 import { observabilityPlugin } from '../observability/observability-plugin.js';
@@ -82,6 +87,19 @@ export async function createGateway(
   });
   // Limits, HTTP policy, persisted operations, idempotency, explorer (README "Security").
   const policy = await createProductionPolicy(app, config, app.log, '/graphql');
+  // After the policy's hooks: a refused document is refused before any replay.
+  const responseCache =
+    config.RESPONSE_CACHE && upstreamStack.cache
+      ? createGraphqlResponseCache(upstreamStack.cache)
+      : undefined;
+  if (responseCache) {
+    registerResponseReplay(app, {
+      graphqlPath: '/graphql',
+      cache: responseCache,
+      credentialFor,
+      metrics,
+    });
+  }
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
@@ -98,6 +116,7 @@ export async function createGateway(
       requestLifecyclePlugin(),
       upstreamFactsPlugin(),
       observabilityPlugin(metrics, tracing),
+      ...(responseCache ? [responseReplayPlugin(responseCache)] : []),
       ...policy.plugins,
     ],
   });
@@ -129,6 +148,7 @@ export async function createGateway(
           storeIdHeader: storeIdHeaderOf(request.headers),
           facts: createRequestFacts(),
           trace: tracing ? { span: undefined } : undefined,
+          replayKey: request.replayKey,
         });
       },
     }),

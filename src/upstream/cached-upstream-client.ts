@@ -96,6 +96,12 @@ function abortable<T>(shared: Promise<T>, signal: AbortSignal | undefined): Prom
   });
 }
 
+/** An upstream answer, and the cache entry it became (when it was stored). */
+interface Fetched<T> {
+  readonly response: UpstreamResponse<T>;
+  readonly stored: CachedAnswer | undefined;
+}
+
 export function createCachedUpstreamClient(options: CachedUpstreamClientOptions): UpstreamClient {
   const { inner, cache, policy, keyOf, singleflight, logger } = options;
   const now = options.now ?? Date.now;
@@ -119,7 +125,7 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
     decision: Extract<CacheDecision, { type: 'cache' }>,
     key: string,
     lookup: CacheLookup | undefined,
-  ): Promise<UpstreamResponse<T>> {
+  ): Promise<Fetched<T>> {
     const startedAt = now();
     const response = await inner.request<T>(shareable(call));
     const data = (decision.sanitize ? decision.sanitize(response.data) : response.data) as T;
@@ -139,8 +145,9 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
       } catch (error) {
         warnStore(error, 'store');
       }
+      return { response: { ...response, data }, stored: answer };
     }
-    return { ...response, data };
+    return { response: { ...response, data }, stored: undefined };
   }
 
   async function cached<T>(
@@ -157,15 +164,22 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
     const entry = lookup?.entry;
     if (entry && now() < entry.freshUntil && !call.fresh) {
       options.onLookup?.('hit');
+      call.scope?.facts?.recordCacheUse(entry.tags, entry.freshUntil);
       return answerOf<T>(entry);
     }
     options.onLookup?.('miss');
     try {
-      return await abortable(
+      const { response, stored } = await abortable(
         singleflight.run(key, () => fetchAndStore<T>(call, decision, key, lookup)),
         call.signal,
       );
+      // Every caller that joined the shared call records it (for the whole-response cache).
+      if (stored) call.scope?.facts?.recordCacheUse(stored.tags, stored.freshUntil);
+      else call.scope?.facts?.markUnreplayable();
+      return response;
     } catch (error) {
+      // A failed read (even one answered stale, or a 404 a resolver turns into null) is not replayed.
+      call.scope?.facts?.markUnreplayable();
       const reason = staleReasonOf(error);
       const ageMs = entry ? now() - entry.storedAt : Infinity;
       if (!entry || !reason || ageMs > entry.freshUntil - entry.storedAt + options.staleMaxAgeMs) {
@@ -207,8 +221,10 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
         case 'cache':
           return cached<T>(call, decision);
         case 'invalidate':
+          call.scope?.facts?.markUnreplayable();
           return write<T>(call, decision.tags);
         case 'pass':
+          call.scope?.facts?.markUnreplayable();
           return call.method === 'GET'
             ? abortable(
                 singleflight.run(keyOf(call, 'get'), () => inner.request<T>(shareable(call))),

@@ -21,7 +21,7 @@ import { createTransport } from './http-transport.js';
 import { createMemoryBucketStore } from './memory-bucket-store.js';
 import { createRedisBucketStore } from './redis-bucket-store.js';
 import { createRedisConnection, type RedisConnection } from './redis-connection.js';
-import { createResponseCache } from './response-cache.js';
+import { createResponseCache, type ResponseCache } from './response-cache.js';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
 import { createSingleflight } from './singleflight.js';
 import { createTokenBucketLimiter, type BucketStore } from './token-bucket.js';
@@ -42,6 +42,8 @@ export interface UpstreamStack {
   readonly client: UpstreamClient;
   /** The credential budgets as the token bucket sees them (`viewer.rateLimit`). */
   readonly budget: BudgetTracker;
+  /** The upstream cache (undefined when UPSTREAM_CACHE=off): the response cache shares its tags. */
+  readonly cache: ResponseCache | undefined;
   /** Closes the upstream pool and the Redis connection. */
   close(): Promise<void>;
 }
@@ -131,20 +133,22 @@ export function createUpstreamStack(
   });
 
   let client = core;
+  let cache: ResponseCache | undefined;
   if (config.UPSTREAM_CACHE === 'on') {
     const staleMaxAgeMs = config.CACHE_STALE_MAX_AGE_SEC * 1000;
     const longestTtlMs = Math.max(...cacheKinds().map((row) => row.ttlSec), 0) * 1000;
     const overrides = parseTtlOverrides(config.CACHE_TTL_OVERRIDES);
     const longestOverrideMs = Math.max(...overrides.values(), 0) * 1000;
+    cache = createResponseCache({
+      store: redis
+        ? { type: 'redis', client: redis.client, prefix: config.REDIS_KEY_PREFIX }
+        : { type: 'memory', maxBytes: config.CACHE_MAX_BYTES },
+      // A tag version must outlive every entry that may carry it.
+      tagTtlMs: Math.max(longestTtlMs, longestOverrideMs) + staleMaxAgeMs + 60_000,
+    });
     client = createCachedUpstreamClient({
       inner: core,
-      cache: createResponseCache({
-        store: redis
-          ? { type: 'redis', client: redis.client, prefix: config.REDIS_KEY_PREFIX }
-          : { type: 'memory', maxBytes: config.CACHE_MAX_BYTES },
-        // A tag version must outlive every entry that may carry it.
-        tagTtlMs: Math.max(longestTtlMs, longestOverrideMs) + staleMaxAgeMs + 60_000,
-      }),
+      cache,
       policy: createCachePolicy(overrides),
       keyOf: createCacheKeyer(config.CREDENTIAL_HMAC_SECRET ?? randomBytes(32).toString('hex')),
       singleflight: createSingleflight(),
@@ -156,6 +160,7 @@ export function createUpstreamStack(
 
   return {
     client,
+    cache,
     budget: limiter,
     async close() {
       await client.close();

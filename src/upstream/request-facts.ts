@@ -19,6 +19,19 @@ export interface StaleFact {
   readonly reason: StaleReason;
 }
 
+/**
+ * Whether the whole GraphQL response may be replayed from the response cache: only when every
+ * upstream read it needed came from (or went into) the upstream cache, and then no longer than the
+ * shortest of their freshness, and only while none of their tags changed.
+ */
+export interface Replayability {
+  readonly cacheable: boolean;
+  /** The tag versions of every upstream entry the response used. */
+  readonly tags: Readonly<Record<string, string>>;
+  /** The earliest `freshUntil` of those entries (ms); undefined when none was used. */
+  readonly freshUntil: number | undefined;
+}
+
 export interface RequestFacts {
   /** Upstream calls that took a token for this request. */
   readonly spent: number;
@@ -29,12 +42,20 @@ export interface RequestFacts {
   /** A later correction (the upstream's own RateLimit headers) of the budget already reported. */
   recordBudget(budget: BudgetSnapshot): void;
   recordStale(fact: StaleFact): void;
+  /** A fresh upstream cache entry was used (or stored) to answer this request. */
+  recordCacheUse(tags: Readonly<Record<string, string>>, freshUntil: number): void;
+  /** Something in this response cannot be replayed (an uncached read, a write, a live value). */
+  markUnreplayable(): void;
+  readonly replayability: Replayability;
 }
 
 export function createRequestFacts(): RequestFacts {
   let spent = 0;
   let budget: BudgetSnapshot | undefined;
   const stale: StaleFact[] = [];
+  let replayable = true;
+  let freshUntil: number | undefined;
+  const tags: Record<string, string> = {};
   return {
     get spent() {
       return spent;
@@ -51,8 +72,20 @@ export function createRequestFacts(): RequestFacts {
       if (spent > 0) budget = next;
     },
     recordStale(fact) {
+      replayable = false;
       // Bounded: one request cannot grow the response without limit.
       if (stale.length < 50) stale.push(fact);
+    },
+    recordCacheUse(entryTags, entryFreshUntil) {
+      Object.assign(tags, entryTags);
+      freshUntil =
+        freshUntil === undefined ? entryFreshUntil : Math.min(freshUntil, entryFreshUntil);
+    },
+    markUnreplayable() {
+      replayable = false;
+    },
+    get replayability() {
+      return { cacheable: replayable && freshUntil !== undefined, tags, freshUntil };
     },
   };
 }

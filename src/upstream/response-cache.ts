@@ -41,6 +41,8 @@ export interface ResponseCache {
   /** Throws when the store cannot be read (the caller then goes upstream and stores nothing). */
   lookup(key: string, tags: readonly string[]): Promise<CacheLookup>;
   store(key: string, answer: CachedAnswer, ttlMs: number): Promise<void>;
+  /** The tags' current versions (the response cache checks an entry's own tags with it). */
+  versions(tags: readonly string[]): Promise<Record<string, string>>;
   /** Makes every entry carrying one of these tags invalid, for every credential. */
   invalidate(tags: readonly string[]): Promise<void>;
 }
@@ -106,20 +108,27 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   entries.on('error', () => undefined);
   tags.on('error', () => undefined);
 
+  async function versionsOf(tagNames: readonly string[]): Promise<Record<string, string>> {
+    const found = tagNames.length > 0 ? await tags.getMany<string>([...tagNames]) : [];
+    const current: Record<string, string> = {};
+    tagNames.forEach((tag, i) => {
+      current[tag] = found[i] ?? INITIAL_VERSION;
+    });
+    return current;
+  }
+
   return {
     async lookup(key, tagNames) {
-      const [entry, versions] = await Promise.all([
+      const [entry, current] = await Promise.all([
         entries.get<CachedAnswer>(key),
-        tagNames.length > 0 ? tags.getMany<string>([...tagNames]) : Promise.resolve([]),
+        versionsOf(tagNames),
       ]);
-      const current: Record<string, string> = {};
-      tagNames.forEach((tag, i) => {
-        current[tag] = versions[i] ?? INITIAL_VERSION;
-      });
       const valid =
         entry !== undefined && tagNames.every((tag) => entry.tags[tag] === current[tag]);
       return { entry: valid ? entry : undefined, versions: current };
     },
+
+    versions: versionsOf,
 
     async store(key, answer, ttlMs) {
       await entries.set(key, answer, Math.max(1, Math.round(ttlMs)));

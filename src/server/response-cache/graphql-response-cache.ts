@@ -1,0 +1,89 @@
+/**
+ * The whole-response cache: a POST /graphql query whose every upstream read was answered from the
+ * upstream cache is replayed, for the same credential and the same request, without running Apollo
+ * at all — until the first of those entries goes stale or any of their tags is invalidated by a
+ * write (the entry carries the upstream entries' tag versions, checked on every replay).
+ *
+ * What is never replayed: mutations, subscriptions, responses with errors or stale values, and any
+ * response that needed an uncached read (job or upload status, logs, the ACME binding and its
+ * `hmacKey`), a write, or a live value (`viewer.rateLimit`). A replay spends no budget, so it carries
+ * no `RateLimit-*` headers. The key is a hash of the credential's HMAC id, the store header and the
+ * request; the document already passed every limit when it was first answered.
+ */
+import { createHash } from 'node:crypto';
+import type { ResponseCache } from '../../upstream/response-cache.js';
+import type { Replayability } from '../../upstream/request-facts.js';
+
+/** The parts of a request that decide its response. */
+export interface ReplayKeyParts {
+  readonly credentialId: string;
+  readonly storeIdHeader: string | undefined;
+  readonly query: string | undefined;
+  readonly persistedHash: string | undefined;
+  readonly operationName: string | undefined;
+  readonly variables: unknown;
+}
+
+export interface Replay {
+  /** The response body (JSON text) and the operation name it answered. */
+  readonly body: string;
+  readonly operationName: string | null;
+}
+
+export interface GraphqlResponseCache {
+  keyOf(parts: ReplayKeyParts): string;
+  lookup(key: string): Promise<Replay | undefined>;
+  /** Stores a successful query response when the upstream layer says it may be replayed. */
+  offer(
+    key: string,
+    body: { data: unknown },
+    operationName: string | null,
+    replayability: Replayability,
+  ): Promise<void>;
+}
+
+const PREFIX = 'graphql-response:';
+
+export function createGraphqlResponseCache(
+  cache: ResponseCache,
+  now: () => number = Date.now,
+): GraphqlResponseCache {
+  return {
+    keyOf: (parts) =>
+      PREFIX +
+      createHash('sha256')
+        .update(
+          JSON.stringify([
+            parts.credentialId,
+            parts.storeIdHeader ?? null,
+            parts.query ?? null,
+            parts.persistedHash ?? null,
+            parts.operationName ?? null,
+            parts.variables ?? null,
+          ]),
+        )
+        .digest('base64url'),
+
+    async lookup(key) {
+      // The entry names its tags; then their current versions say whether a write invalidated it.
+      const { entry } = await cache.lookup(key, []);
+      if (!entry || now() >= entry.freshUntil) return undefined;
+      const current = await cache.versions(Object.keys(entry.tags));
+      const valid = Object.entries(entry.tags).every(([tag, version]) => current[tag] === version);
+      return valid ? (entry.data as Replay) : undefined;
+    },
+
+    async offer(key, body, operationName, replayability) {
+      const { cacheable, freshUntil, tags } = replayability;
+      if (!cacheable || freshUntil === undefined) return;
+      const ttlMs = freshUntil - now();
+      if (ttlMs <= 0) return;
+      const replay: Replay = { body: JSON.stringify({ data: body.data }), operationName };
+      await cache.store(
+        key,
+        { status: 200, data: replay, headers: {}, storedAt: now(), freshUntil, tags },
+        ttlMs,
+      );
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Wires the whole-response cache into the server: a Fastify `preHandler` on `POST /graphql` replays a
+ * stored response before Apollo runs (after the document guard, which is registered first), and an
+ * Apollo plugin offers each successful query response to the cache when it is sent.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { GatewayMetrics } from '../../observability/metrics.js';
+import type { CredentialFactory } from '../../upstream/credential.js';
+import { bearerToken } from '../../upstream/credential.js';
+import type { GatewayContext } from '../context.js';
+import type { GraphqlResponseCache } from './graphql-response-cache.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The response-cache key of this GraphQL request, when it may be replayed or stored. */
+    replayKey: string | undefined;
+  }
+}
+
+export const REPLAY_HEADER = 'x-weft-response-cache';
+
+interface GraphqlBody {
+  query?: unknown;
+  operationName?: unknown;
+  variables?: unknown;
+  extensions?: { persistedQuery?: { sha256Hash?: unknown } };
+}
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
+export function registerResponseReplay(
+  app: FastifyInstance,
+  options: {
+    graphqlPath: string;
+    cache: GraphqlResponseCache;
+    credentialFor: CredentialFactory;
+    metrics: GatewayMetrics | undefined;
+  },
+): void {
+  app.decorateRequest('replayKey', undefined);
+  app.addHook('preHandler', async (request: FastifyRequest, reply) => {
+    if (request.method !== 'POST' || request.routeOptions.url !== options.graphqlPath) return;
+    const body = request.body as GraphqlBody | undefined;
+    const token = bearerToken(request.headers.authorization);
+    if (!token || typeof body !== 'object' || body === null) return;
+    const query = text(body.query);
+    const persistedHash = text(body.extensions?.persistedQuery?.sha256Hash);
+    if (query === undefined && persistedHash === undefined) return;
+    const storeHeader = request.headers['x-store-id'];
+    request.replayKey = options.cache.keyOf({
+      credentialId: options.credentialFor(token).id,
+      storeIdHeader: typeof storeHeader === 'string' ? storeHeader : undefined,
+      query,
+      persistedHash,
+      operationName: text(body.operationName),
+      variables: body.variables,
+    });
+    const started = performance.now();
+    const replay = await options.cache.lookup(request.replayKey).catch(() => undefined);
+    if (!replay) return;
+    const durationMs = performance.now() - started;
+    options.metrics?.operation(replay.operationName, 'success', durationMs / 1000);
+    request.log.info(
+      {
+        operationName: replay.operationName,
+        errors: 0,
+        durationMs: Math.round(durationMs),
+        responseCache: 'hit',
+      },
+      'graphql operation',
+    );
+    return reply
+      .header(REPLAY_HEADER, 'hit')
+      .type('application/json; charset=utf-8')
+      .send(replay.body);
+  });
+}
+
+/** Offers each successful query response to the cache (it decides whether it may be replayed). */
+export function responseReplayPlugin(
+  cache: GraphqlResponseCache,
+): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart({ contextValue }) {
+      return {
+        async willSendResponse({ response, operation, operationName }) {
+          const key = contextValue.replayKey;
+          const facts = contextValue.facts;
+          if (!key || !facts || response.body.kind !== 'single') return;
+          const result = response.body.singleResult;
+          if (operation?.operation !== 'query' || result.errors?.length || result.data == null)
+            return;
+          await cache
+            .offer(key, { data: result.data }, operationName ?? null, facts.replayability)
+            .catch((error: unknown) =>
+              contextValue.logger.warn(
+                { err: { message: (error as Error).message } },
+                'response cache: store failed',
+              ),
+            );
+        },
+      };
+    },
+  };
+}
