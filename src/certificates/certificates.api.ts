@@ -4,6 +4,7 @@
  */
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { callerOf, type RequestScope } from '../upstream/request-scope.js';
+import { readJson } from '../upstream/read-json.js';
 
 export interface ContactDto {
   email?: string;
@@ -146,20 +147,11 @@ export interface OrderResultDto {
 export type CertificatesApi = ReturnType<typeof createCertificatesApi>;
 
 export function createCertificatesApi(upstream: UpstreamClient, scope: RequestScope) {
-  const get = async <T>(
+  const get = <T>(
     route: string,
     params: Record<string, string>,
     query?: Record<string, string | number | undefined>,
-  ) =>
-    (
-      await upstream.request<T>({
-        method: 'GET',
-        route,
-        params,
-        query,
-        ...callerOf(scope),
-      })
-    ).data;
+  ) => readJson<T>(upstream, scope, route, { params, ...(query ? { query } : {}) });
 
   return {
     certificatesByEntitlement: (entitlementId: string, latest: boolean) =>

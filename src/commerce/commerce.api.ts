@@ -8,6 +8,7 @@
  */
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { callerOf, type RequestScope } from '../upstream/request-scope.js';
+import { readJson } from '../upstream/read-json.js';
 import type { QueryValue } from '../upstream/upstream-call.js';
 import { redactTransaction, type RedactedTransaction } from './card-redaction.js';
 
@@ -50,22 +51,17 @@ export type CommerceApi = ReturnType<typeof createCommerceApi>;
 
 /** Commerce REST calls on behalf of one request (its credential and request id). */
 export function createCommerceApi(upstream: UpstreamClient, scope: RequestScope) {
-  const get = async <T>(
+  const get = <T>(
     route: string,
     params: Record<string, string>,
     query?: Record<string, QueryValue>,
     headers?: Record<string, string>,
   ): Promise<T> =>
-    (
-      await upstream.request<T>({
-        method: 'GET',
-        route,
-        params,
-        ...(query ? { query } : {}),
-        ...(headers ? { headers } : {}),
-        ...callerOf(scope),
-      })
-    ).data;
+    readJson<T>(upstream, scope, route, {
+      params,
+      ...(query ? { query } : {}),
+      ...(headers ? { headers } : {}),
+    });
 
   const send = async <T>(
     method: 'POST' | 'PATCH',

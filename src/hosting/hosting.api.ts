@@ -6,6 +6,7 @@
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import type { StreamBody } from '../upstream/upstream-call.js';
 import { callerOf, type RequestScope } from '../upstream/request-scope.js';
+import { readJson } from '../upstream/read-json.js';
 
 /** `{name, status}` of an App's `variants`. */
 export interface VariantStateDto {
@@ -151,24 +152,19 @@ export const HOSTING_ROUTES = {
 export type HostingApi = ReturnType<typeof createHostingApi>;
 
 export function createHostingApi(upstream: UpstreamClient, scope: RequestScope) {
-  const get = async <T>(
+  const get = <T>(
     route: string,
     params: Record<string, string>,
     query?: Record<string, string | number | undefined>,
     signal?: AbortSignal,
     fresh = false,
   ) =>
-    (
-      await upstream.request<T>({
-        method: 'GET',
-        route,
-        params,
-        query,
-        ...(signal ? { signal } : {}),
-        ...(fresh ? { fresh } : {}),
-        ...callerOf(scope),
-      })
-    ).data;
+    readJson<T>(upstream, scope, route, {
+      params,
+      ...(query ? { query } : {}),
+      ...(signal ? { signal } : {}),
+      fresh,
+    });
 
   return {
     listApps: () => get<{ apps: AppDto[] }>(HOSTING_ROUTES.apps, {}),

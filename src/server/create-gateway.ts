@@ -86,7 +86,13 @@ export async function createGateway(
     if (closing) reply.header('connection', 'close');
   });
   // Limits, HTTP policy, persisted operations, idempotency, explorer (README "Security").
-  const policy = await createProductionPolicy(app, config, app.log, '/graphql');
+  const policy = await createProductionPolicy(
+    app,
+    config,
+    app.log,
+    '/graphql',
+    upstreamStack.redis,
+  );
   // After the policy's hooks: a refused document is refused before any replay.
   const responseCache =
     config.RESPONSE_CACHE && upstreamStack.cache

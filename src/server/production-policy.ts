@@ -7,7 +7,7 @@
 import type { ApolloServerOptions, ApolloServerPlugin } from '@apollo/server';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { createRedisConnection, type RedisConnection } from '../upstream/redis-connection.js';
+import type { RedisConnection } from '../upstream/redis-connection.js';
 import type { GatewayContext } from './context.js';
 import { registerExplorer } from './explorer/explorer.routes.js';
 import { registerGraphqlHttpPolicy } from './http-policy/graphql-http-policy.js';
@@ -38,7 +38,7 @@ export interface ProductionPolicy {
   readonly plugins: ApolloServerPlugin<GatewayContext>[];
   /** The limits and trusted documents for subscriptions (they bypass Apollo's pipeline). */
   readonly subscriptionGuard: SubscriptionGuard;
-  /** Closes the policy's Redis connection. */
+  /** Releases what the policy holds (today nothing: it borrows the stack's Redis connection). */
   close(): Promise<void>;
 }
 
@@ -48,53 +48,41 @@ export async function createProductionPolicy(
   config: Config,
   logger: FastifyBaseLogger,
   graphqlPath: string,
+  /** The upstream stack's connection (one per process); its owner closes it. */
+  redis: RedisConnection | undefined,
 ): Promise<ProductionPolicy> {
   const limits = operationLimitsOf(config);
-  const redis: RedisConnection | undefined = config.REDIS_URL
-    ? createRedisConnection({
-        url: config.REDIS_URL,
-        connectTimeoutMs: config.REDIS_CONNECT_TIMEOUT_MS,
-        commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-        logger,
-      })
-    : undefined;
-  try {
-    const persisted = await createPersistedOperations({
-      ttlSec: config.APQ_TTL_SEC,
-      trustedDocumentsPath: config.TRUSTED_DOCUMENTS_PATH,
-      redis: redis && { client: redis.client, keyPrefix: config.REDIS_KEY_PREFIX },
-      logger,
-    });
-    registerGraphqlHttpPolicy(app, graphqlPath);
-    registerDocumentGuard(app, { graphqlPath, limits, trusted: persisted.trusted });
-    if (config.EXPLORER) await registerExplorer(app, { graphqlPath });
+  const persisted = await createPersistedOperations({
+    ttlSec: config.APQ_TTL_SEC,
+    trustedDocumentsPath: config.TRUSTED_DOCUMENTS_PATH,
+    redis: redis && { client: redis.client, keyPrefix: config.REDIS_KEY_PREFIX },
+    logger,
+  });
+  registerGraphqlHttpPolicy(app, graphqlPath);
+  registerDocumentGuard(app, { graphqlPath, limits, trusted: persisted.trusted });
+  if (config.EXPLORER) await registerExplorer(app, { graphqlPath });
 
-    const store: IdempotencyStore = redis
-      ? createRedisIdempotencyStore({ connection: redis, prefix: config.REDIS_KEY_PREFIX, logger })
-      : createMemoryIdempotencyStore();
-    return {
-      apolloOptions: {
-        validationRules: [createOperationShapeRule(limits)],
-        // A backstop for documents that reach the parser without the document guard's count.
-        parseOptions: { maxTokens: limits.maxTokens },
-        persistedQueries: persisted.apolloOptions,
-      },
-      subscriptionGuard: createSubscriptionGuard(limits, persisted.trusted),
-      plugins: [
-        operationCostPlugin<GatewayContext>(limits),
-        idempotencyPlugin({
-          store,
-          ttlMs: config.IDEMPOTENCY_TTL_SEC * 1000,
-          waitMs: config.IDEMPOTENCY_WAIT_MS,
-          lockMs: Math.max(IDEMPOTENCY_LOCK_MS, config.IDEMPOTENCY_WAIT_MS),
-        }),
-      ],
-      close: async () => {
-        await redis?.close();
-      },
-    };
-  } catch (error) {
-    await redis?.close();
-    throw error;
-  }
+  const store: IdempotencyStore = redis
+    ? createRedisIdempotencyStore({ connection: redis, prefix: config.REDIS_KEY_PREFIX, logger })
+    : createMemoryIdempotencyStore();
+  return {
+    apolloOptions: {
+      validationRules: [createOperationShapeRule(limits)],
+      // A backstop for documents that reach the parser without the document guard's count.
+      parseOptions: { maxTokens: limits.maxTokens },
+      persistedQueries: persisted.apolloOptions,
+    },
+    subscriptionGuard: createSubscriptionGuard(limits, persisted.trusted),
+    plugins: [
+      operationCostPlugin<GatewayContext>(limits),
+      idempotencyPlugin({
+        store,
+        ttlMs: config.IDEMPOTENCY_TTL_SEC * 1000,
+        waitMs: config.IDEMPOTENCY_WAIT_MS,
+        lockMs: Math.max(IDEMPOTENCY_LOCK_MS, config.IDEMPOTENCY_WAIT_MS),
+      }),
+    ],
+    // Nothing of its own to close: the Redis connection belongs to the upstream stack.
+    close: async () => undefined,
+  };
 }

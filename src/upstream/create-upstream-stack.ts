@@ -42,6 +42,8 @@ export interface UpstreamStack {
   readonly client: UpstreamClient;
   /** The credential budgets as the token bucket sees them (`viewer.rateLimit`). */
   readonly budget: BudgetTracker;
+  /** The Redis connection (with REDIS_URL), shared with the server's Redis-backed stores. */
+  readonly redis: RedisConnection | undefined;
   /** The upstream cache (undefined when UPSTREAM_CACHE=off): the response cache shares its tags. */
   readonly cache: ResponseCache | undefined;
   /** Closes the upstream pool and the Redis connection. */
@@ -160,6 +162,7 @@ export function createUpstreamStack(
 
   return {
     client,
+    redis,
     cache,
     budget: limiter,
     async close() {
