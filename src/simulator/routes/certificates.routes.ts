@@ -18,7 +18,6 @@
  * - Download of an entitlement whose latest certificate is not issued: 409 `CERTIFICATE_NOT_ISSUED`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Pkcs10CertificateRequest } from '@peculiar/x509';
 import type { SimContext } from '../sim-context.js';
 import { SimError, invalidField, notFound } from '../sim-errors.js';
 import { digitsParam, enumParam, requiredParam } from '../sim-query.js';
@@ -29,14 +28,12 @@ import {
   lifecycleOf,
   serialFor,
   type SimCertificate,
-  type SimContact,
-  type SimOrganization,
 } from '../fixtures/certificates.fixtures.js';
 import { issuePemChain } from '../pem-issuer.js';
+import { DOMAIN, parseOrder, parseReissue } from './certificates/certificate-bodies.validation.js';
 
 const READ = { scope: 'ssl.certificates:read' };
 const DAY = 86_400_000;
-const DOMAIN = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
 type Query = Record<string, unknown>;
 type Params = Record<string, string>;
@@ -457,125 +454,4 @@ export async function registerCertificateRoutes(
       ...page,
     };
   });
-}
-
-interface Order {
-  csr: string;
-  productType: string;
-  period: number;
-  commonName: string;
-  subjectAlternativeNames: string[];
-  rootType: string;
-  slotSize: string;
-  contact?: SimContact;
-  organization?: SimOrganization;
-}
-
-const PRODUCT_TYPES = ['DV_SSL', 'OV_SSL', 'EV_SSL'];
-
-/** Parses a PKCS#10 PEM; returns its common name, or throws a 422 naming `path`. */
-function csrCommonName(csr: unknown, path: string): string | undefined {
-  if (typeof csr !== 'string' || !csr.includes('BEGIN CERTIFICATE REQUEST')) {
-    throw new SimError(422, 'INVALID_FORMAT', 'csr must be a PEM certificate request', [
-      { path, code: 'INVALID_FORMAT', message: 'csr must be a PEM certificate request' },
-    ]);
-  }
-  try {
-    const request = new Pkcs10CertificateRequest(csr);
-    return /CN=([^,]+)/.exec(request.subject)?.[1];
-  } catch {
-    throw new SimError(422, 'INVALID_FORMAT', 'csr could not be parsed', [
-      { path, code: 'INVALID_FORMAT', message: 'csr could not be parsed' },
-    ]);
-  }
-}
-
-function stringList(value: unknown, path: string): string[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !DOMAIN.test(v))) {
-    throw new SimError(422, 'INVALID_FORMAT', 'subjectAlternativeNames must be domain names', [
-      { path, code: 'INVALID_FORMAT', message: 'subjectAlternativeNames must be domain names' },
-    ]);
-  }
-  return value as string[];
-}
-
-function parseOrder(body: unknown): Order {
-  const b = (body ?? {}) as Record<string, unknown>;
-  const missing = (['csr', 'productType', 'period'] as const).filter((k) => b[k] === undefined);
-  if (missing.length > 0) {
-    throw new SimError(
-      400,
-      'INVALID_BODY',
-      `missing required fields: ${missing.join(', ')}`,
-      missing.map((k) => ({ path: `$.${k}`, code: 'REQUIRED', message: `${k} is required` })),
-    );
-  }
-  const fields: { path: string; code: string; message: string }[] = [];
-  if (typeof b.productType !== 'string' || !PRODUCT_TYPES.includes(b.productType)) {
-    fields.push({
-      path: '$.productType',
-      code: 'INVALID_VALUE',
-      message: `productType must be one of ${PRODUCT_TYPES.join(', ')}`,
-    });
-  }
-  if (typeof b.period !== 'number' || !Number.isInteger(b.period) || b.period < 1 || b.period > 3) {
-    fields.push({ path: '$.period', code: 'OUT_OF_RANGE', message: 'period must be 1 to 3 years' });
-  }
-  if (
-    b.productType !== 'DV_SSL' &&
-    typeof b.productType === 'string' &&
-    b.organization === undefined
-  ) {
-    fields.push({
-      path: '$.organization',
-      code: 'REQUIRED',
-      message: 'organization is required for OV and EV',
-    });
-  }
-  const csrName = csrCommonName(b.csr, '$.csr');
-  const commonName = typeof b.commonName === 'string' ? b.commonName : csrName;
-  if (commonName === undefined || !DOMAIN.test(commonName)) {
-    fields.push({
-      path: '$.commonName',
-      code: 'INVALID_FORMAT',
-      message: 'commonName must be a domain name',
-    });
-  }
-  const sans = stringList(b.subjectAlternativeNames, '$.subjectAlternativeNames');
-  if (fields.length > 0) throw new SimError(422, 'INVALID_FORMAT', fields[0]!.message, fields);
-  return {
-    csr: b.csr as string,
-    productType: b.productType as string,
-    period: b.period as number,
-    commonName: commonName!,
-    subjectAlternativeNames: [...new Set([commonName!, ...(sans ?? [])])],
-    rootType: typeof b.rootType === 'string' ? b.rootType : 'STANDARD_SHA_2',
-    slotSize: typeof b.slotSize === 'string' ? b.slotSize : 'ONE',
-    ...(b.contact ? { contact: b.contact as SimContact } : {}),
-    ...(b.organization ? { organization: b.organization as SimOrganization } : {}),
-  };
-}
-
-function parseReissue(body: unknown): {
-  csr?: string;
-  commonName?: string;
-  subjectAlternativeNames?: string[];
-} {
-  const b = (body ?? {}) as Record<string, unknown>;
-  if (b.csr !== undefined) csrCommonName(b.csr, '$.csr');
-  if (
-    b.commonName !== undefined &&
-    (typeof b.commonName !== 'string' || !DOMAIN.test(b.commonName))
-  ) {
-    throw new SimError(422, 'INVALID_FORMAT', 'commonName must be a domain name', [
-      { path: '$.commonName', code: 'INVALID_FORMAT', message: 'commonName must be a domain name' },
-    ]);
-  }
-  const sans = stringList(b.subjectAlternativeNames, '$.subjectAlternativeNames');
-  return {
-    ...(typeof b.csr === 'string' ? { csr: b.csr } : {}),
-    ...(typeof b.commonName === 'string' ? { commonName: b.commonName } : {}),
-    ...(sans ? { subjectAlternativeNames: sans } : {}),
-  };
 }
