@@ -1,23 +1,35 @@
 /** Query-string validation shared by simulator routes; failures are 400s naming the parameter. */
 import { invalidField } from './sim-errors.js';
 
-type Query = Record<string, unknown>;
+/** Fastify's parsed query string: repeated keys become arrays. */
+export type Query = Record<string, string | string[] | undefined>;
 
-/** A digits-only integer parameter within bounds, or its default when absent. */
-export function digitsParam(
+/** A query parameter given at most once (a repeated one is 400); `''` counts as absent. */
+export function singleQuery(query: Query, name: string, path = `$.${name}`): string | undefined {
+  const raw = query[name];
+  if (Array.isArray(raw)) {
+    throw invalidField(path, 'INVALID_FORMAT', `${name} must be given at most once`);
+  }
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+/** A digits-only integer parameter within bounds, or the fallback when absent. */
+export function intQuery(
   query: Query,
   name: string,
   bounds: { min: number; max?: number; fallback: number },
 ): number {
-  const raw = query[name];
-  if (raw === undefined || raw === '') return bounds.fallback;
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) {
-    throw invalidField(`$.${name}`, 'INVALID_FORMAT', `${name} must contain digits only`);
+  const raw = singleQuery(query, name);
+  if (raw === undefined) return bounds.fallback;
+  if (!/^\d{1,15}$/.test(raw)) {
+    throw invalidField(`$.${name}`, 'INVALID_FORMAT', `${name} must be an integer (digits only)`);
   }
   const value = Number(raw);
   if (value < bounds.min || (bounds.max !== undefined && value > bounds.max)) {
     const range =
-      bounds.max === undefined ? `at least ${bounds.min}` : `${bounds.min} to ${bounds.max}`;
+      bounds.max === undefined
+        ? `at least ${bounds.min}`
+        : `between ${bounds.min} and ${bounds.max}`;
     throw invalidField(`$.${name}`, 'OUT_OF_RANGE', `${name} must be ${range}`);
   }
   return value;
@@ -30,9 +42,9 @@ export function enumParam<T extends string>(
   allowed: readonly T[],
   fallback: T,
 ): T {
-  const raw = query[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (typeof raw !== 'string' || !allowed.includes(raw as T)) {
+  const raw = singleQuery(query, name);
+  if (raw === undefined) return fallback;
+  if (!allowed.includes(raw as T)) {
     throw invalidField(
       `$.${name}`,
       'INVALID_VALUE',
@@ -44,9 +56,7 @@ export function enumParam<T extends string>(
 
 /** A required string parameter. */
 export function requiredParam(query: Query, name: string): string {
-  const raw = query[name];
-  if (typeof raw !== 'string' || raw === '') {
-    throw invalidField(`$.${name}`, 'REQUIRED', `${name} is required`);
-  }
+  const raw = singleQuery(query, name);
+  if (raw === undefined) throw invalidField(`$.${name}`, 'REQUIRED', `${name} is required`);
   return raw;
 }

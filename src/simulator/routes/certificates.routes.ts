@@ -20,7 +20,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SimContext } from '../sim-context.js';
 import { SimError, invalidField, notFound } from '../sim-errors.js';
-import { digitsParam, enumParam, requiredParam } from '../sim-query.js';
+import { enumParam, intQuery, requiredParam } from '../sim-query.js';
 import {
   contactFor,
   coverageOf,
@@ -35,7 +35,7 @@ import { DOMAIN, parseOrder, parseReissue } from './certificates/certificate-bod
 const READ = { scope: 'ssl.certificates:read' };
 const DAY = 86_400_000;
 
-type Query = Record<string, unknown>;
+type Query = Record<string, string | string[] | undefined>;
 type Params = Record<string, string>;
 
 const decimalSerial = (hex: string): string => BigInt(`0x${hex}`).toString(10);
@@ -299,8 +299,8 @@ export async function registerCertificateRoutes(
   app.get('/v2/customers/:customerId/certificates', { config: READ }, async (request) => {
     const { customerId } = request.params as Params;
     const query = request.query as Query;
-    const offset = digitsParam(query, 'offset', { min: 0, fallback: 0 });
-    const limit = digitsParam(query, 'limit', { min: 1, max: 100, fallback: 50 });
+    const offset = intQuery(query, 'offset', { min: 0, fallback: 0 });
+    const limit = intQuery(query, 'limit', { min: 1, max: 100, fallback: 50 });
     visibleCustomer(request, customerId ?? '');
     const all = [...state.certificates.values()].filter((c) => c.customerId === customerId);
     const page = all.slice(offset, offset + limit);
@@ -380,8 +380,8 @@ export async function registerCertificateRoutes(
   );
 
   const searchParams = (query: Query) => ({
-    pageSize: digitsParam(query, 'pageSize', { min: 1, max: 100, fallback: 15 }),
-    page: digitsParam(query, 'page', { min: 1, fallback: 1 }),
+    pageSize: intQuery(query, 'pageSize', { min: 1, max: 100, fallback: 15 }),
+    page: intQuery(query, 'page', { min: 1, fallback: 1 }),
     domain:
       typeof query.domain === 'string' && query.domain !== ''
         ? query.domain.toLowerCase()

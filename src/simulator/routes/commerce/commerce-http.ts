@@ -3,9 +3,10 @@ import type { FastifyRequest } from 'fastify';
 import { STORE_ACCOUNTS } from '../../accounts.js';
 import type { CommerceState, CommerceStore } from '../../fixtures/commerce.fixtures.js';
 import { invalidField, notFound } from '../../sim-errors.js';
+import { intQuery, singleQuery, type Query } from '../../sim-query.js';
 
-/** Fastify's parsed query string: repeated keys become arrays. */
-export type Query = Record<string, string | string[] | undefined>;
+/** The shared query helpers, for the commerce routes that import everything from here. */
+export { intQuery, singleQuery, type Query };
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -31,37 +32,6 @@ export function visibleStore(
     throw notFound(`store ${storeId}`);
   }
   return store;
-}
-
-/** A query parameter given at most once (a repeated one is 400); `''` counts as absent. */
-export function singleQuery(query: Query, name: string, path = `$.${name}`): string | undefined {
-  const raw = query[name];
-  if (Array.isArray(raw)) {
-    throw invalidField(path, 'INVALID_FORMAT', `${name} must be given at most once`);
-  }
-  return raw === undefined || raw === '' ? undefined : raw;
-}
-
-/** A digits-only integer parameter within bounds, or the fallback when absent. */
-export function intQuery(
-  query: Query,
-  name: string,
-  bounds: { min: number; max: number; fallback: number },
-): number {
-  const raw = singleQuery(query, name);
-  if (raw === undefined) return bounds.fallback;
-  if (!/^\d{1,15}$/.test(raw)) {
-    throw invalidField(`$.${name}`, 'INVALID_FORMAT', `${name} must be an integer (digits only)`);
-  }
-  const value = Number(raw);
-  if (value < bounds.min || value > bounds.max) {
-    throw invalidField(
-      `$.${name}`,
-      'OUT_OF_RANGE',
-      `${name} must be between ${bounds.min} and ${bounds.max}`,
-    );
-  }
-  return value;
 }
 
 /**
