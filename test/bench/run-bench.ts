@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { createClient } from 'redis';
+import { REDIS_URL, redisAnswers } from '../support/redis.js';
 import { createSimulator } from '../../src/simulator/simulator.js';
 import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { HIT_QUERY, SCREENS, createRestClient } from './journey.js';
@@ -34,7 +35,6 @@ const LATENCY_MS = num('SIM_LATENCY_MS', 20);
 const DURATION_SEC = num('BENCH_DURATION_SEC', 6);
 const WARMUP_SEC = num('BENCH_WARMUP_SEC', 2);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOKEN = 'demo-token';
 
@@ -57,23 +57,6 @@ function cpuMs(pid: number | undefined): number | undefined {
     return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
   } catch {
     return undefined;
-  }
-}
-
-async function redisAnswers(): Promise<boolean> {
-  const client = createClient({
-    url: REDIS_URL,
-    socket: { connectTimeout: 500, reconnectStrategy: false },
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    if (client.isOpen) client.destroy();
   }
 }
 

@@ -13,7 +13,8 @@ export type TestRedis = ReturnType<typeof createClient>;
 /** A port nothing listens on (for "Redis is down" tests). */
 export const DEAD_REDIS_URL = 'redis://127.0.0.1:1';
 
-async function ping(): Promise<boolean> {
+/** Whether Redis answers at REDIS_URL (half a second to connect). */
+export async function redisAnswers(): Promise<boolean> {
   const client = createClient({
     url: REDIS_URL,
     socket: { connectTimeout: 500, reconnectStrategy: false },
@@ -35,7 +36,7 @@ async function ping(): Promise<boolean> {
  * CI=true, where a missing Redis throws.
  */
 export async function redisForTests(): Promise<boolean> {
-  const up = await ping();
+  const up = await redisAnswers();
   if (!up && process.env.CI === 'true') {
     throw new Error(`Redis is required in CI (CI=true) but does not answer at ${REDIS_URL}`);
   }

@@ -16,6 +16,7 @@ import {
   visibleStore,
   type Query,
 } from './commerce-http.js';
+import { enumParam } from '../../sim-query.js';
 
 const MAX_IDS = 100;
 const RFC3339 =
@@ -81,24 +82,6 @@ function dateTimeQuery(query: Query, name: string): number | undefined {
   return ms;
 }
 
-function enumQuery<T extends string>(
-  query: Query,
-  name: string,
-  allowed: readonly T[],
-  fallback: T,
-): T {
-  const raw = singleQuery(query, name);
-  if (raw === undefined) return fallback;
-  if (!allowed.includes(raw as T)) {
-    throw invalidField(
-      `$.${name}`,
-      'INVALID_VALUE',
-      `${name} must be one of ${allowed.join(', ')}`,
-    );
-  }
-  return raw as T;
-}
-
 /** `transactionIds`, repeated (`?transactionIds=a&transactionIds=b`) or comma-separated, or both. */
 function idsQuery(query: Query): string[] | undefined {
   const raw = query.transactionIds;
@@ -134,12 +117,12 @@ export function registerTransactionRoutes(app: FastifyInstance, ctx: SimContext)
       const page = intQuery(query, 'page', { min: 1, max: 1_000_000, fallback: 1 });
       const pageSize = intQuery(query, 'pageSize', { min: 1, max: 100, fallback: 10 });
       const totalRequired =
-        enumQuery(query, 'totalRequired', ['true', 'false'], 'false') === 'true';
+        enumParam(query, 'totalRequired', ['true', 'false'], 'false') === 'true';
       const ids = idsQuery(query);
       const after = dateTimeQuery(query, 'updatedAtAfter');
       const before = dateTimeQuery(query, 'updatedAtBefore');
-      const sortBy = enumQuery(query, 'sortBy', ['updatedAt'], 'updatedAt');
-      const sortOrder = enumQuery(query, 'sortOrder', ['ASC', 'DESC'], 'ASC');
+      const sortBy = enumParam(query, 'sortBy', ['updatedAt'], 'updatedAt');
+      const sortOrder = enumParam(query, 'sortOrder', ['ASC', 'DESC'], 'ASC');
 
       const wanted = ids ? new Set(ids) : undefined;
       const direction = sortOrder === 'ASC' ? 1 : -1;
