@@ -4,7 +4,14 @@
  * without having run them. Every test uses its own key prefix and deletes its keys afterwards.
  */
 import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
 import { createClient } from 'redis';
+import { afterAll, beforeAll, expect } from 'vitest';
+import {
+  createRedisConnection,
+  type RedisConnection,
+} from '../../src/upstream/redis-connection.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -68,4 +75,56 @@ export async function keysUnder(client: TestRedis, prefix: string): Promise<stri
 export async function deleteUnder(client: TestRedis, prefix: string): Promise<void> {
   const keys = await keysUnder(client, prefix);
   if (keys.length > 0) await client.del(keys);
+}
+
+/** Every key and value under a prefix (SCAN, never KEYS), then deletes them: for "no secret in Redis". */
+export async function drainKeys(prefix: string): Promise<Array<{ key: string; value: string }>> {
+  const client = await connectTestRedis();
+  try {
+    const found: Array<{ key: string; value: string }> = [];
+    for (const key of await keysUnder(client, prefix)) {
+      const type = await client.type(key);
+      const value =
+        type === 'string'
+          ? ((await client.get(key)) ?? '')
+          : type === 'hash'
+            ? JSON.stringify(await client.hGetAll(key))
+            : `(${type})`;
+      found.push({ key, value });
+    }
+    if (found.length > 0) await client.del(found.map((entry) => entry.key));
+    return found;
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * For a describe block on real Redis: opens a gateway connection (as the upstream stack does) and an
+ * admin client before the tests, and deletes everything under `prefix` after them.
+ */
+export function useTestRedis(prefix: string): {
+  connection: () => RedisConnection;
+  admin: () => TestRedis;
+} {
+  let connection: RedisConnection | undefined;
+  let admin: TestRedis | undefined;
+  beforeAll(async () => {
+    connection = createRedisConnection({
+      url: REDIS_URL,
+      connectTimeoutMs: 1_000,
+      commandTimeoutMs: 500,
+      logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    });
+    expect(await connection.usable()).toBe(true);
+    admin = await connectTestRedis();
+  });
+  afterAll(async () => {
+    if (admin) {
+      await deleteUnder(admin, prefix);
+      await admin.close();
+    }
+    await connection?.close();
+  });
+  return { connection: () => connection!, admin: () => admin! };
 }

@@ -9,7 +9,7 @@ import { createGateway, type Gateway } from '../../../src/server/create-gateway.
 import { createLogger } from '../../../src/server/logger.js';
 import { startStack, type Stack } from '../../support/gateway-harness.js';
 import { createCsr } from '../../support/csr.js';
-import { drainKeys, REDIS_URL, skipWithoutRedis, testKeyPrefix } from './redis-test-support.js';
+import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.js';
 
 const ORDER = `mutation Order($input: OrderCertificateInput!) {
   orderCertificate(input: $input) { certificateId userErrors { code message path } } }`;
@@ -118,8 +118,8 @@ describe('idempotency in memory', () => {
   });
 });
 
-describe.skipIf(skipWithoutRedis)('idempotency in Redis, shared by two replicas', () => {
-  const prefix = testKeyPrefix('idem');
+describe.skipIf(!testRedisAvailable)('idempotency in Redis, shared by two replicas', () => {
+  const prefix = testPrefix('idem');
   const env = {
     REDIS_URL,
     REDIS_KEY_PREFIX: prefix,

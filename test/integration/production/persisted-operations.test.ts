@@ -11,7 +11,7 @@ import { loadConfig } from '../../../src/config.js';
 import { createGateway, type Gateway } from '../../../src/server/create-gateway.js';
 import { createLogger } from '../../../src/server/logger.js';
 import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { drainKeys, REDIS_URL, skipWithoutRedis, testKeyPrefix } from './redis-test-support.js';
+import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -82,8 +82,8 @@ describe('automatic persisted queries (in memory)', () => {
   });
 });
 
-describe.skipIf(skipWithoutRedis)('automatic persisted queries in Redis', () => {
-  const prefix = testKeyPrefix('apq');
+describe.skipIf(!testRedisAvailable)('automatic persisted queries in Redis', () => {
+  const prefix = testPrefix('apq');
   const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix };
   let stack: Stack;
   let replica: Gateway;

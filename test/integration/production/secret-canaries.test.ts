@@ -7,7 +7,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type GqlResult, type Stack } from '../../support/gateway-harness.js';
-import { drainKeys, REDIS_URL, skipWithoutRedis, testKeyPrefix } from './redis-test-support.js';
+import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.js';
 
 const CANARY_TOKEN = `canaryTok-${randomBytes(12).toString('hex')}`;
 const CANARY_SECRET = `canary-secret-${randomBytes(12).toString('hex')}`;
@@ -16,8 +16,8 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const CHANGE_SECRETS = `mutation Secrets($input: ChangeAppSecretsInput!) {
   changeAppSecrets(input: $input) { secrets { shared { name systemManaged } } userErrors { code message path } } }`;
 
-describe.skipIf(skipWithoutRedis)('canaries', () => {
-  const prefix = testKeyPrefix('canary');
+describe.skipIf(!testRedisAvailable)('canaries', () => {
+  const prefix = testPrefix('canary');
   let stack: Stack;
   const responses: GqlResult[] = [];
   let appId: string;

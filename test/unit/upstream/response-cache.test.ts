@@ -1,11 +1,8 @@
 /** The keyv response cache, in memory and on Redis: entries, tag invalidation, bounds. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import {
-  createRedisConnection,
-  type RedisConnection,
-} from '../../../src/upstream/redis-connection.js';
+import { createRedisConnection } from '../../../src/upstream/redis-connection.js';
 import {
   createResponseCache,
   type CachedAnswer,
@@ -13,12 +10,10 @@ import {
 } from '../../../src/upstream/response-cache.js';
 import {
   REDIS_URL,
-  connectTestRedis,
-  deleteUnder,
   keysUnder,
   testPrefix,
   testRedisAvailable,
-  type TestRedis,
+  useTestRedis,
 } from '../../support/redis.js';
 
 const answer = (data: unknown, versions: Record<string, string>): CachedAnswer => ({
@@ -115,27 +110,11 @@ describe('memory response cache bounds', () => {
 describe.skipIf(!testRedisAvailable)('redis response cache', () => {
   const prefix = testPrefix('cache');
   const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
-  let connection: RedisConnection;
-  let admin: TestRedis;
-  beforeAll(async () => {
-    connection = createRedisConnection({
-      url: REDIS_URL,
-      connectTimeoutMs: 1_000,
-      commandTimeoutMs: 500,
-      logger: silent,
-    });
-    expect(await connection.usable()).toBe(true);
-    admin = await connectTestRedis();
-  });
-  afterAll(async () => {
-    await deleteUnder(admin, prefix);
-    await admin.close();
-    await connection.close();
-  });
+  const redis = useTestRedis(prefix);
 
   const make = () =>
     createResponseCache({
-      store: { type: 'redis', client: connection.client, prefix },
+      store: { type: 'redis', client: redis.connection().client, prefix },
       tagTtlMs: 600_000,
     });
   cacheCases('redis', make);
@@ -161,11 +140,11 @@ describe.skipIf(!testRedisAvailable)('redis response cache', () => {
       });
       await b.invalidate(['store:s1']);
       expect((await a.lookup('credX:store:k', ['store:s1'])).entry).toBeUndefined();
-      const keys = await keysUnder(admin, prefix);
+      const keys = await keysUnder(redis.admin(), prefix);
       expect(keys).toContain(`${prefix}:cache::credX:store:k`);
       expect(keys).toContain(`${prefix}:tag::store:s1`);
       // Entries carry their TTL in Redis too.
-      expect(await admin.pTTL(`${prefix}:cache::credX:store:k`)).toBeGreaterThan(0);
+      expect(await redis.admin().pTTL(`${prefix}:cache::credX:store:k`)).toBeGreaterThan(0);
     } finally {
       await other.close();
     }

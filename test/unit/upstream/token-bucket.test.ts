@@ -3,31 +3,21 @@
  * TIME). Same cases, real time with short windows (Redis's clock cannot be faked).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { ErrorCode } from '../../../src/errors/error-codes.js';
 import { GatewayError } from '../../../src/errors/gateway-errors.js';
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.js';
 import { createRedisBucketStore } from '../../../src/upstream/redis-bucket-store.js';
-import {
-  createRedisConnection,
-  type RedisConnection,
-} from '../../../src/upstream/redis-connection.js';
+import { createRedisConnection } from '../../../src/upstream/redis-connection.js';
 import type { RouteClass } from '../../../src/upstream/route-classes.js';
 import {
   createTokenBucketLimiter,
   type BucketStore,
   type CredentialBudget,
 } from '../../../src/upstream/token-bucket.js';
-import {
-  REDIS_URL,
-  connectTestRedis,
-  deleteUnder,
-  testPrefix,
-  testRedisAvailable,
-  type TestRedis,
-} from '../../support/redis.js';
+import { REDIS_URL, testPrefix, testRedisAvailable, useTestRedis } from '../../support/redis.js';
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const CLASS: RouteClass = { name: 'test-class', limit: 3, windowMs: 400, perCredential: false };
@@ -176,28 +166,12 @@ bucketCases('memory', () => (budget, share) => createMemoryBucketStore({ budget,
 
 describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
   const prefix = testPrefix('bucket');
-  let connection: RedisConnection;
-  let admin: TestRedis;
-  beforeAll(async () => {
-    connection = createRedisConnection({
-      url: REDIS_URL,
-      connectTimeoutMs: 1_000,
-      commandTimeoutMs: 500,
-      logger: silent,
-    });
-    expect(await connection.usable()).toBe(true);
-    admin = await connectTestRedis();
-  });
-  afterAll(async () => {
-    await deleteUnder(admin, prefix);
-    await admin.close();
-    await connection.close();
-  });
+  const redis = useTestRedis(prefix);
 
   bucketCases('redis', () => (budget, share) => {
     // The Redis store holds the whole budget; a share only exists for the local fallback.
     const scaled = share ? { ...budget, capacity: Math.floor(budget.capacity * share) } : budget;
-    return createRedisBucketStore({ client: connection.client, budget: scaled, prefix });
+    return createRedisBucketStore({ client: redis.connection().client, budget: scaled, prefix });
   });
 
   it('never lets two replicas together take more than the window, however they race', async () => {
@@ -210,7 +184,7 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
     try {
       expect(await other.usable()).toBe(true);
       const budget = { capacity: 20, windowMs: 60_000 };
-      const replicas = [connection, other].map((c) =>
+      const replicas = [redis.connection(), other].map((c) =>
         createRedisBucketStore({ client: c.client, budget, prefix }),
       );
       const id = fresh();
@@ -225,12 +199,12 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
 
   it('keeps no token, only the HMAC id, in its keys', async () => {
     const store = createRedisBucketStore({
-      client: connection.client,
+      client: redis.connection().client,
       budget: { capacity: 5, windowMs: 60_000 },
       prefix,
     });
     await store.take('0123abcd', CLASS);
-    const keys = await admin.keys(`${prefix}:*`);
+    const keys = await redis.admin().keys(`${prefix}:*`);
     expect(keys).toContain(`${prefix}:bucket:0123abcd`);
     expect(keys).toContain(`${prefix}:class:test-class`);
   });
