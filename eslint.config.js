@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'coverage/', 'src/generated/'] },
@@ -8,7 +9,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' },
+      globals: globals.node,
     },
     rules: {
       '@typescript-eslint/no-unused-vars': [
@@ -26,7 +27,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config.ts', 'src/simulator/**', 'test/**', 'vitest.config.ts'],
+    files: ['src/config.ts', 'src/simulator/**', 'test/**', '.ci/**', 'vitest.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -11,12 +11,72 @@ const int = (min: number, max?: number) => {
   return schema;
 };
 
+/**
+ * The resource kinds of the upstream cache's TTL table (docs: "Cache"), the vocabulary of
+ * `CACHE_TTL_OVERRIDES`. Each upstream route's cache rule names one of these; a test keeps the two
+ * in step, so a typo in an override is refused here, before anything starts.
+ */
+export const CACHE_KINDS = [
+  'certificate-entitlement',
+  'certificate-bundle',
+  'certificate-list',
+  'certificate-detail',
+  'domain-verification',
+  'certificate-subscription',
+  'app-list',
+  'app',
+  'app-deployments',
+  'app-runtime-status',
+  'app-secret-names',
+  'store',
+  'channel',
+  'store-customer',
+  'transaction',
+  'catalog-query',
+  'tax-query',
+  'order-query',
+] as const;
+export type CacheKind = (typeof CACHE_KINDS)[number];
+
+const KNOWN_KINDS: ReadonlySet<string> = new Set(CACHE_KINDS);
+
+/** `kind=seconds,kind=seconds` → a map; names every unknown kind and the known ones. */
+const ttlOverrides = z
+  .string()
+  .regex(
+    /^[a-z0-9-]+=\d+(,[a-z0-9-]+=\d+)*$/,
+    'must look like kind=seconds,kind=seconds (e.g. app=10,store=300)',
+  )
+  .transform((text, ctx) => {
+    const overrides = new Map<CacheKind, number>();
+    for (const pair of text.split(',')) {
+      const [kind = '', seconds = ''] = pair.split('=');
+      if (!KNOWN_KINDS.has(kind)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: `unknown kind "${kind}" (known: ${CACHE_KINDS.join(', ')})`,
+        });
+        continue;
+      }
+      overrides.set(kind as CacheKind, Number(seconds));
+    }
+    return overrides as ReadonlyMap<CacheKind, number>;
+  });
+
+const REDIS_KEY_PREFIX_PATTERN = /^[A-Za-z0-9_.-]{1,32}$/;
+
 const ConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: int(0, 65_535).default(4000),
   HOST: z.string().min(1).default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** The provider's base URL. Unset: `npm start` runs the embedded simulator and points here. */
+  /**
+   * Where the upstream is: `url` (UPSTREAM_URL) or `embedded` (the simulator, started in-process on
+   * a free port — fake data, for development and demos). Unset: `url` when UPSTREAM_URL is set,
+   * otherwise `embedded` outside production; production refuses to guess.
+   */
+  UPSTREAM: z.enum(['url', 'embedded']).optional(),
+  /** The provider's base URL. */
   UPSTREAM_URL: z
     .string()
     .url()
@@ -40,14 +100,16 @@ const ConfigSchema = z.object({
   /** How old a cached value may be when it is served because the upstream failed (stale-if-error). */
   CACHE_STALE_MAX_AGE_SEC: int(0, 86_400).default(600),
   /** Per-kind TTL overrides, `kind=seconds,kind=seconds` (kinds: README "Cache"). */
-  CACHE_TTL_OVERRIDES: z
-    .string()
-    .regex(/^[a-z0-9-]+=\d+(,[a-z0-9-]+=\d+)*$/, 'must look like kind=seconds,kind=seconds')
-    .optional(),
+  CACHE_TTL_OVERRIDES: ttlOverrides
+    .optional()
+    .transform((overrides) => overrides ?? (new Map() as ReadonlyMap<CacheKind, number>)),
   /** Prefix of every Redis key Weft writes (replicas of one deployment share it). */
   REDIS_KEY_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_.-]{1,32}$/)
+    .regex(
+      REDIS_KEY_PREFIX_PATTERN,
+      `must match ${REDIS_KEY_PREFIX_PATTERN.source} (1–32 letters, digits, "_", "." or "-")`,
+    )
     .default('weft'),
   REDIS_CONNECT_TIMEOUT_MS: int(50, 60_000).default(1_000),
   /** A Redis command slower than this counts as Redis being unreachable. */
@@ -67,10 +129,11 @@ const ConfigSchema = z.object({
   UPSTREAM_MAX_RESPONSE_BYTES: int(1024).default(10 * 1024 * 1024),
   UPSTREAM_CONNECTIONS: int(1, 1024).default(64),
   /** Bound for finishing in-flight requests on SIGTERM/SIGINT. */
-  SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
+  SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(8_000),
   /**
-   * Key for the HMAC that turns a bearer token into a cache/bucket key. Replicas that share Redis
-   * must share it; unset, each process draws a random one (fine for a single process).
+   * Key for the HMAC that turns a bearer token into a cache/bucket key. Required with REDIS_URL:
+   * replicas that share Redis must share it, or they share no budget, cache or idempotency record.
+   * Unset without Redis, each process draws a random one (fine for a single process).
    */
   CREDENTIAL_HMAC_SECRET: z.string().min(16).optional(),
   INTROSPECTION: bool.default('true'),
@@ -120,14 +183,19 @@ const ConfigSchema = z.object({
   SUBSCRIPTION_POLL_MAX_MS: int(50, 300_000).default(5_000),
   /** A subscription whose resource never reaches a terminal state stops polling after this long. */
   SUBSCRIPTION_MAX_LIFETIME_MS: int(1_000).default(15 * 60_000),
-  // Knobs of the embedded simulator (used only when UPSTREAM_URL is unset).
+  // Knobs of the embedded simulator (used only with UPSTREAM=embedded).
   SIM_LATENCY_MS: int(0, 60_000).default(0),
   SIM_RATE_LIMIT: int(1).default(600),
   SIM_RATE_WINDOW_SEC: int(1).default(1399),
   SIM_FAULT_RATE: z.coerce.number().min(0).max(1).default(0),
 });
 
-export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+type ParsedConfig = z.infer<typeof ConfigSchema>;
+
+/** The validated configuration; `UPSTREAM` is resolved (never unset). */
+export type Config = Readonly<
+  Omit<ParsedConfig, 'UPSTREAM'> & { readonly UPSTREAM: 'url' | 'embedded' }
+>;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -150,11 +218,62 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
-  // Without the limiter nothing keeps a replica within the upstream budget: never in production.
-  if (parsed.data.NODE_ENV === 'production' && parsed.data.UPSTREAM_LIMITER === 'off') {
-    throw new ConfigError('Invalid configuration: UPSTREAM_LIMITER: off is refused in production');
+  const problems = crossFieldProblems(parsed.data);
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
-  return Object.freeze(parsed.data);
+  const upstream =
+    parsed.data.UPSTREAM ?? (parsed.data.UPSTREAM_URL === undefined ? 'embedded' : 'url');
+  return Object.freeze({ ...parsed.data, UPSTREAM: upstream });
+}
+
+/** Pairs that must be ordered: `[smaller, larger]`. */
+const ORDERED_PAIRS = [
+  ['SUBSCRIPTION_POLL_MIN_MS', 'SUBSCRIPTION_POLL_MAX_MS'],
+  ['SUBSCRIPTION_POLL_MAX_MS', 'SUBSCRIPTION_MAX_LIFETIME_MS'],
+  ['UPSTREAM_CONNECT_TIMEOUT_MS', 'UPSTREAM_DEADLINE_MS'],
+  ['UPSTREAM_HEADERS_TIMEOUT_MS', 'UPSTREAM_DEADLINE_MS'],
+  ['UPSTREAM_BODY_TIMEOUT_MS', 'UPSTREAM_DEADLINE_MS'],
+  ['UPSTREAM_BUCKET_WAIT_MS', 'UPSTREAM_DEADLINE_MS'],
+  ['REDIS_COMMAND_TIMEOUT_MS', 'REDIS_CONNECT_TIMEOUT_MS'],
+] as const satisfies readonly (readonly [keyof ParsedConfig, keyof ParsedConfig])[];
+
+/** Rules that involve more than one variable; each message names the variables. */
+function crossFieldProblems(config: ParsedConfig): string[] {
+  const problems: string[] = [];
+  for (const [smaller, larger] of ORDERED_PAIRS) {
+    if (config[smaller] > config[larger]) {
+      problems.push(
+        `${smaller} (${config[smaller]}) must not exceed ${larger} (${config[larger]})`,
+      );
+    }
+  }
+  const production = config.NODE_ENV === 'production';
+  // Without the limiter nothing keeps a replica within the upstream budget: never in production.
+  if (production && config.UPSTREAM_LIMITER === 'off') {
+    problems.push('UPSTREAM_LIMITER: off is refused in production');
+  }
+  if (config.UPSTREAM === 'url' && config.UPSTREAM_URL === undefined) {
+    problems.push('UPSTREAM_URL: required when UPSTREAM=url');
+  }
+  if (config.UPSTREAM === 'embedded' && config.UPSTREAM_URL !== undefined) {
+    problems.push('UPSTREAM_URL: must be unset when UPSTREAM=embedded (choose one upstream)');
+  }
+  // A production process that silently served the simulator's fake data would look healthy.
+  if (production && config.UPSTREAM === undefined && config.UPSTREAM_URL === undefined) {
+    problems.push(
+      'UPSTREAM_URL: required in production (the provider base URL); ' +
+        'set UPSTREAM=embedded to serve the simulator on purpose',
+    );
+  }
+  // Replicas with their own random HMAC keys would share Redis but none of its keys.
+  if (config.REDIS_URL !== undefined && config.CREDENTIAL_HMAC_SECRET === undefined) {
+    problems.push(
+      'CREDENTIAL_HMAC_SECRET: required with REDIS_URL (at least 16 characters, the same on ' +
+        'every replica) so that replicas share budgets, cache and idempotency records',
+    );
+  }
+  return problems;
 }
 
 const SchemaPullSchema = z.object({

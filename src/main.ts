@@ -1,9 +1,18 @@
 /**
- * Entry point: config → (embedded simulator when UPSTREAM_URL is unset) → gateway → graceful shutdown.
+ * Entry point: config → upstream (a URL, or the embedded simulator on purpose) → gateway → signals.
+ *
+ * Weft owns SIGTERM/SIGINT (Apollo's own handler is off, see create-gateway.ts): the gateway drains
+ * within SHUTDOWN_TIMEOUT_MS, then the pools, Redis and tracing close, "stopped" is logged and the
+ * process exits 0. close-with-grace is the watchdog: a second signal, or a close that hangs past the
+ * bound plus {@link RESOURCE_CLOSE_MARGIN_MS}, exits 1.
  */
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger } from './server/logger.js';
-import { createGateway } from './server/create-gateway.js';
+import closeWithGrace from 'close-with-grace';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createLogger } from './server/logger.ts';
+import { createGateway } from './server/create-gateway.ts';
+
+/** Time left after the drain for closing the upstream pool, Redis and tracing. */
+const RESOURCE_CLOSE_MARGIN_MS = 5_000;
 
 let config: Config;
 try {
@@ -15,9 +24,14 @@ try {
 
 const logger = createLogger(config);
 
-/** Starts the embedded upstream simulator on a free local port (only without UPSTREAM_URL). */
+/** Starts the embedded upstream simulator on a free local port (UPSTREAM=embedded only). */
 async function startEmbeddedUpstream() {
-  const { createSimulator } = await import('./simulator/simulator.js');
+  // A dynamic import: the simulator is not part of the production image.
+  const { createSimulator } = await import('./simulator/simulator.ts').catch((error: unknown) => {
+    throw new Error('UPSTREAM=embedded: the simulator is not part of this build', {
+      cause: error,
+    });
+  });
   const simulator = await createSimulator({
     latencyMs: config.SIM_LATENCY_MS,
     rateLimit: config.SIM_RATE_LIMIT,
@@ -25,38 +39,31 @@ async function startEmbeddedUpstream() {
     faultRate: config.SIM_FAULT_RATE,
   });
   const url = await simulator.listen(0);
-  logger.warn({ upstream: url }, 'UPSTREAM_URL is unset: serving the embedded upstream simulator');
+  logger.warn({ upstream: url }, 'serving the embedded upstream simulator (fake data)');
   return { url, close: () => simulator.close() };
 }
 
-const embedded = config.UPSTREAM_URL ? undefined : await startEmbeddedUpstream();
-const gateway = await createGateway(config, logger, config.UPSTREAM_URL ?? embedded!.url);
-const url = await gateway.listen();
-logger.info({ url: `${url}/graphql` }, 'Weft is serving the graph');
+const embedded = config.UPSTREAM === 'embedded' ? await startEmbeddedUpstream() : undefined;
+const gateway = await createGateway(config, logger, embedded?.url ?? config.UPSTREAM_URL!);
 
-let stopping = false;
-async function shutdown(signal: NodeJS.Signals): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info(
-    { signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS },
-    'shutting down: finishing in-flight requests',
-  );
-  const force = setTimeout(() => {
-    logger.error('in-flight requests did not finish in time; exiting');
-    process.exit(1);
-  }, config.SHUTDOWN_TIMEOUT_MS);
-  force.unref();
-  try {
+closeWithGrace(
+  {
+    delay: config.SHUTDOWN_TIMEOUT_MS + RESOURCE_CLOSE_MARGIN_MS,
+    logger: false,
+    onTimeout: (delayMs) => logger.error({ delayMs }, 'shutdown did not finish in time; exiting'),
+    onSecondSignal: (signal) => logger.error({ signal }, 'second signal; exiting now'),
+  },
+  async ({ signal, err }) => {
+    if (err) logger.fatal({ err }, 'unexpected error; shutting down');
+    logger.info(
+      { signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS },
+      'shutting down: finishing in-flight requests',
+    );
     await gateway.close();
     await embedded?.close();
     logger.info('stopped');
-    process.exit(0);
-  } catch (error) {
-    logger.error({ err: error }, 'shutdown failed');
-    process.exit(1);
-  }
-}
+  },
+);
 
-process.once('SIGTERM', (signal) => void shutdown(signal));
-process.once('SIGINT', (signal) => void shutdown(signal));
+const url = await gateway.listen();
+logger.info({ url: `${url}/graphql` }, 'Weft is serving the graph');

@@ -2,9 +2,9 @@
  * Request bodies of the order and reissue calls. The upstream shows none; Weft sends fields named
  * after the Certificate record, and checks what it can before spending an upstream call.
  */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
-import type { OrderCertificateInput, ReissueCertificateInput } from '../generated/resolvers.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import type { OrderCertificateInput, ReissueCertificateInput } from '../generated/resolvers.ts';
 
 const invalid = (field: string, message: string) =>
   new GatewayError(ErrorCode.BAD_USER_INPUT, message, { field });

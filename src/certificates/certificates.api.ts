@@ -2,9 +2,9 @@
  * Typed calls to the certificate API (certificate document). Every call goes through the upstream
  * client; nothing here caches (loaders dedupe per request).
  */
-import type { UpstreamClient } from '../upstream/upstream-client.js';
-import { callerOf, type RequestScope } from '../upstream/request-scope.js';
-import { readJson } from '../upstream/read-json.js';
+import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
+import { readJson } from '../upstream/read-json.ts';
 
 export interface ContactDto {
   email?: string;

@@ -1,6 +1,6 @@
 /** Per-request loaders for certificate reads: each record is fetched at most once per request. */
-import { createKeyedLoader } from '../graph/keyed-loader.js';
-import type { CertificatesApi, SubscriptionQuery } from './certificates.api.js';
+import { createKeyedLoader } from '../graph/keyed-loader.ts';
+import type { CertificatesApi, SubscriptionQuery } from './certificates.api.ts';
 
 interface CertificateKey {
   customerId: string;

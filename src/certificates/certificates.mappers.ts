@@ -1,6 +1,6 @@
 /** Upstream certificate records → the graph's one `Certificate` shape. */
 import { X509Certificate } from 'node:crypto';
-import { openEnum } from '../graph/open-enum.js';
+import { openEnum } from '../graph/open-enum.ts';
 import type {
   CertificateDetailDto,
   CertificateSummaryDto,
@@ -9,7 +9,7 @@ import type {
   DownloadDto,
   EntitlementCertificateDto,
   OrganizationDto,
-} from './certificates.api.js';
+} from './certificates.api.ts';
 
 /** The fields of a certificate the gateway knows, whichever upstream record they came from. */
 export interface CertificateFields {

@@ -1,14 +1,14 @@
 /** Resolvers of the certificate part of the graph (schema/certificates.graphql). */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
-import { toUserErrors } from '../errors/graphql-errors.js';
-import { nullIfNotFound } from '../errors/not-found.js';
-import { encodeGlobalId } from '../graph/global-id.js';
-import { openEnum } from '../graph/open-enum.js';
-import type { GatewayContext } from '../server/context.js';
-import type { CertificateSubscriptionFilter, Resolvers } from '../generated/resolvers.js';
-import { offsetConnection, pageCovering, resolveWindow } from '../pagination/offset-cursor.js';
-import type { SubscriptionQuery, SubscriptionSearchDto } from './certificates.api.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import { toUserErrors } from '../errors/graphql-errors.ts';
+import { nullIfNotFound } from '../errors/not-found.ts';
+import { encodeGlobalId } from '../graph/global-id.ts';
+import { openEnum } from '../graph/open-enum.ts';
+import type { GatewayContext } from '../server/context.ts';
+import type { CertificateSubscriptionFilter, Resolvers } from '../generated/resolvers.ts';
+import { offsetConnection, pageCovering, resolveWindow } from '../pagination/offset-cursor.ts';
+import type { SubscriptionQuery, SubscriptionSearchDto } from './certificates.api.ts';
 import {
   certificateStatus,
   fromDetail,
@@ -18,8 +18,8 @@ import {
   mapDomainVerification,
   type CertificateParent,
   type DetailField,
-} from './certificates.mappers.js';
-import { buildOrderBody, buildReissueBody } from './certificate-orders.js';
+} from './certificates.mappers.ts';
+import { buildOrderBody, buildReissueBody } from './certificate-orders.ts';
 
 /** Upstream page size bounds of the search and customer list (documented defaults: 15 and 20). */
 const SEARCH_PAGE = { defaultFirst: 15, maxFirst: 100 } as const;

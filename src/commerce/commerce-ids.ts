@@ -1,6 +1,6 @@
 /** Checks of the ids commerce arguments take, made before any upstream call. */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
 
 /** Channel and customer ids: the document shows no format; anything safe in a path segment. */
 const ID_TEXT = /^[A-Za-z0-9._:-]{1,128}$/;

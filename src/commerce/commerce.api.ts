@@ -6,11 +6,11 @@
  * The single-transaction read (`GET …/transactions/{transactionId}`) is deliberately unused: the
  * list with `transactionIds` answers any number of ids of a store in one call (commerce.loaders.ts).
  */
-import type { UpstreamClient } from '../upstream/upstream-client.js';
-import { callerOf, type RequestScope } from '../upstream/request-scope.js';
-import { readJson } from '../upstream/read-json.js';
-import type { QueryValue } from '../upstream/upstream-call.js';
-import { redactTransaction, type RedactedTransaction } from './card-redaction.js';
+import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
+import { readJson } from '../upstream/read-json.ts';
+import type { QueryValue } from '../upstream/upstream-call.ts';
+import { redactTransaction, type RedactedTransaction } from './card-redaction.ts';
 
 /** An upstream record whose shape the document does not show. */
 export type CommerceRecord = Readonly<Record<string, unknown>>;

@@ -3,9 +3,9 @@
  * transactions asked for by id anywhere in one request leave as ONE list call per store.
  */
 import DataLoader from 'dataloader';
-import { createKeyedLoader } from '../graph/keyed-loader.js';
-import type { CommerceApi } from './commerce.api.js';
-import type { RedactedTransaction } from './card-redaction.js';
+import { createKeyedLoader } from '../graph/keyed-loader.ts';
+import type { CommerceApi } from './commerce.api.ts';
+import type { RedactedTransaction } from './card-redaction.ts';
 
 /** The upstream's largest `pageSize` and `transactionIds` count. */
 const MAX_IDS_PER_CALL = 100;

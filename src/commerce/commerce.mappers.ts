@@ -3,7 +3,7 @@
  * The document shows the transaction record; store, channel and customer records are "not shown", so
  * their parents keep the record whole for `raw` plus the ids the gateway can name.
  */
-import type { CardSummary, RedactedTransaction } from './card-redaction.js';
+import type { CardSummary, RedactedTransaction } from './card-redaction.ts';
 
 type JsonObject = Readonly<Record<string, unknown>>;
 

@@ -1,11 +1,11 @@
 /** Resolvers of the commerce REST part of the graph (schema/commerce.graphql). */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError, UpstreamError } from '../errors/gateway-errors.js';
-import { nullIfNotFound } from '../errors/not-found.js';
-import { encodeGlobalId } from '../graph/global-id.js';
-import type { Resolvers } from '../generated/resolvers.js';
-import type { GatewayContext } from '../server/context.js';
-import { checkStoreId } from '../stitching/store-routing.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
+import { nullIfNotFound } from '../errors/not-found.ts';
+import { encodeGlobalId } from '../graph/global-id.ts';
+import type { Resolvers } from '../generated/resolvers.ts';
+import type { GatewayContext } from '../server/context.ts';
+import { checkStoreId } from '../stitching/store-routing.ts';
 import {
   registeredStoreIds,
   toChannel,
@@ -17,11 +17,11 @@ import {
   type StoreCustomerParent,
   type StoreParent,
   type TransactionParent,
-} from './commerce.mappers.js';
-import { storeCustomerMutations } from './customer-mutations.js';
-import { storeCustomerConnection } from './customer-connection.js';
-import { transactionConnection } from './transaction-connection.js';
-import { checkTextId, checkTransactionId } from './commerce-ids.js';
+} from './commerce.mappers.ts';
+import { storeCustomerMutations } from './customer-mutations.ts';
+import { storeCustomerConnection } from './customer-connection.ts';
+import { transactionConnection } from './transaction-connection.ts';
+import { checkTextId, checkTransactionId } from './commerce-ids.ts';
 
 /** The channels of a store (or of the account), as parents. */
 async function channelsOf(ctx: GatewayContext, storeId: string | null): Promise<ChannelParent[]> {

@@ -8,10 +8,10 @@
  * before the marker is such a restart: the connection then says `restarted: true` and drops the
  * customers at or before the marker instead of repeating them.
  */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
-import type { CommerceApi } from './commerce.api.js';
-import { toStoreCustomer, type StoreCustomerParent } from './commerce.mappers.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import type { CommerceApi } from './commerce.api.ts';
+import { toStoreCustomer, type StoreCustomerParent } from './commerce.mappers.ts';
 
 const PREFIX = 'm:';
 const MARKER = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -4,15 +4,15 @@
  * id, an object body); upstream 400/409/422 become `userErrors` whose paths point into
  * `input.customer` (the upstream's JSONPaths are relative to the body).
  */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
-import { toUserErrors, type UserError } from '../errors/graphql-errors.js';
-import type { MutationResolvers } from '../generated/resolvers.js';
-import type { GatewayContext } from '../server/context.js';
-import { checkStoreId } from '../stitching/store-routing.js';
-import type { CommerceRecord } from './commerce.api.js';
-import { checkTextId } from './commerce-ids.js';
-import { toStoreCustomer, type StoreCustomerParent } from './commerce.mappers.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import { toUserErrors, type UserError } from '../errors/graphql-errors.ts';
+import type { MutationResolvers } from '../generated/resolvers.ts';
+import type { GatewayContext } from '../server/context.ts';
+import { checkStoreId } from '../stitching/store-routing.ts';
+import type { CommerceRecord } from './commerce.api.ts';
+import { checkTextId } from './commerce-ids.ts';
+import { toStoreCustomer, type StoreCustomerParent } from './commerce.mappers.ts';
 
 function customerBody(value: unknown): CommerceRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -4,18 +4,18 @@
  * before any call; `totalRequired` is sent only when the query selects `totalCount`.
  */
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
-import type { TransactionFilter } from '../generated/resolvers.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import type { TransactionFilter } from '../generated/resolvers.ts';
 import {
   offsetConnection,
   pageCovering,
   resolveWindow,
   type Connection,
-} from '../pagination/offset-cursor.js';
-import type { CommerceApi, TransactionQuery } from './commerce.api.js';
-import { toTransaction, type TransactionParent } from './commerce.mappers.js';
-import { checkTransactionId } from './commerce-ids.js';
+} from '../pagination/offset-cursor.ts';
+import type { CommerceApi, TransactionQuery } from './commerce.api.ts';
+import { toTransaction, type TransactionParent } from './commerce.mappers.ts';
+import { checkTransactionId } from './commerce-ids.ts';
 
 /** The document's defaults and bounds: pageSize default 10; at most 100 per page and ids. */
 export const TRANSACTION_PAGE = { defaultFirst: 10, maxFirst: 100 } as const;

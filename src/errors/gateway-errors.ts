@@ -2,17 +2,18 @@
  * The typed errors that travel through the gateway. Resolvers, loaders and the upstream client throw
  * these; `graphql-errors.ts` turns them into GraphQL errors, and nothing else does.
  */
-import type { ErrorCode } from './error-codes.js';
+import type { ErrorCode } from './error-codes.ts';
 
 /** An error the gateway decides on its own: bad input caught before any upstream call, no credential… */
 export class GatewayError extends Error {
   override readonly name = 'GatewayError';
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: Readonly<Record<string, unknown>> = {},
-  ) {
+  readonly code: ErrorCode;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: ErrorCode, message: string, details: Readonly<Record<string, unknown>> = {}) {
     super(message);
+    this.code = code;
+    this.details = details;
   }
 }
 

@@ -5,9 +5,9 @@
  */
 import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { ErrorCode } from './error-codes.js';
-import { GatewayError, UpstreamError } from './gateway-errors.js';
-import { codeOfSubgraphError } from './subgraph-errors.js';
+import { ErrorCode } from './error-codes.ts';
+import { GatewayError, UpstreamError } from './gateway-errors.ts';
+import { codeOfSubgraphError } from './subgraph-errors.ts';
 
 /** `UserError` of the graph: `{ code, message, path }`. */
 export interface UserError {
@@ -140,7 +140,13 @@ export function formatGraphQLError(
     const message = options.hideSuggestions
       ? formatted.message.replace(SUGGESTION, '')
       : formatted.message;
-    return { ...formatted, message, extensions: { code: knownCode } };
+    // `field` names the argument or variable at fault (variable-values.ts); nothing else leaks.
+    const field = formatted.extensions?.field;
+    return {
+      ...formatted,
+      message,
+      extensions: { code: knownCode, ...(typeof field === 'string' ? { field } : {}) },
+    };
   }
   // Apollo's own request errors without a code (an APQ hash that is not the document's, an
   // unsupported APQ version) are 4xx answers about the request, not internal failures.

@@ -1,4 +1,4 @@
-import { UpstreamError } from './gateway-errors.js';
+import { UpstreamError } from './gateway-errors.ts';
 
 /** For nullable single-object fields: an upstream 404 means "no such object" → null, not an error. */
 export async function nullIfNotFound<T>(promise: Promise<T>): Promise<T | null> {

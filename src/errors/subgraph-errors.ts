@@ -5,8 +5,8 @@
  * result like any other upstream failure. Non-2xx answers (the catalog's 429, 401, 403, 404, 5xx)
  * never get here: the upstream client turns them into `http` upstream errors.
  */
-import { ErrorCode } from './error-codes.js';
-import { UpstreamError } from './gateway-errors.js';
+import { ErrorCode } from './error-codes.ts';
+import { UpstreamError } from './gateway-errors.ts';
 
 /**
  * Subgraph code → gateway code. `AUTHENTICATION_ERROR` is the tax subgraph's HTTP 200 answer to a

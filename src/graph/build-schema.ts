@@ -14,15 +14,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import { stitchSchemas } from '@graphql-tools/stitch';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { GraphQLSchema } from 'graphql';
-import type { Resolvers } from '../generated/resolvers.js';
-import { certificateResolvers } from '../certificates/certificates.resolvers.js';
-import { commerceResolvers } from '../commerce/commerce.resolvers.js';
-import { hostingResolvers } from '../hosting/hosting.resolvers.js';
-import { createRemoteSubschemas } from '../stitching/remote-subschemas.js';
-import { nodeResolvers } from './node.resolvers.js';
-import { viewerResolvers } from './viewer.resolvers.js';
+import type { Resolvers } from '../generated/resolvers.ts';
+import { certificateResolvers } from '../certificates/certificates.resolvers.ts';
+import { commerceResolvers } from '../commerce/commerce.resolvers.ts';
+import { hostingResolvers } from '../hosting/hosting.resolvers.ts';
+import { createRemoteSubschemas } from '../stitching/remote-subschemas.ts';
+import { nodeResolvers } from './node.resolvers.ts';
+import { viewerResolvers } from './viewer.resolvers.ts';
 
-/** schema/ at the project root, from src/graph (tsx) or dist/graph (compiled). */
+/** schema/ at the project root, from src/graph. */
 const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
 
 /** The local SDL files (schema/*.graphql; schema/remote/ is a folder and is not read here). */

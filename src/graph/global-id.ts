@@ -2,8 +2,8 @@
  * Opaque global ids for `Node`: base64url of `[typename, ...parts]`. The parts are whatever the
  * upstream needs to fetch the object again (e.g. customer and certificate ids).
  */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
 
 export const encodeGlobalId = (typename: string, ...parts: string[]): string =>
   Buffer.from(JSON.stringify([typename, ...parts])).toString('base64url');

@@ -1,15 +1,15 @@
 /** `node(id:)`: decodes the global id and asks the owning domain to fetch the object again. */
-import type { Resolvers } from '../generated/resolvers.js';
-import type { GatewayContext } from '../server/context.js';
-import { resolveCertificateNode } from '../certificates/certificates.resolvers.js';
+import type { Resolvers } from '../generated/resolvers.ts';
+import type { GatewayContext } from '../server/context.ts';
+import { resolveCertificateNode } from '../certificates/certificates.resolvers.ts';
 import {
   resolveChannelNode,
   resolveStoreCustomerNode,
   resolveStoreNode,
   resolveTransactionNode,
-} from '../commerce/commerce.resolvers.js';
-import { resolveAppNode } from '../hosting/hosting.resolvers.js';
-import { decodeGlobalId } from './global-id.js';
+} from '../commerce/commerce.resolvers.ts';
+import { resolveAppNode } from '../hosting/hosting.resolvers.ts';
+import { decodeGlobalId } from './global-id.ts';
 
 type NodeResolver = (
   parts: string[],

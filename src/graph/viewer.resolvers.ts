@@ -1,7 +1,7 @@
 /** `viewer`: the caller, as the gateway sees it. Answers without an upstream call. */
-import type { Resolvers } from '../generated/resolvers.js';
-import { requireCredential } from '../upstream/require-credential.js';
-import type { Credential } from '../upstream/credential.js';
+import type { Resolvers } from '../generated/resolvers.ts';
+import { requireCredential } from '../upstream/require-credential.ts';
+import type { Credential } from '../upstream/credential.ts';
 
 export interface ViewerParent {
   credential: Credential;

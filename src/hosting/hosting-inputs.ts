@@ -3,15 +3,15 @@
  * document's bounds (deployments size 1–50, log lines 1–500), required text, and the shape of
  * update and secret-change bodies. Enums are checked by GraphQL itself.
  */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
-import type { AppVariant, ChangeAppSecretsInput, UpdateAppInput } from '../generated/resolvers.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import type { AppVariant, ChangeAppSecretsInput, UpdateAppInput } from '../generated/resolvers.ts';
 import type {
   LogsQuery,
   SecretChangesBody,
   UpdateAppBody,
   UpstreamVariant,
-} from './hosting.api.js';
+} from './hosting.api.ts';
 
 /** The deployments list size parameter: `limit`, 1–50 (document), default 10 (simulator). */
 export const DEPLOYMENTS_LIMIT = { min: 1, max: 50, fallback: 10 } as const;

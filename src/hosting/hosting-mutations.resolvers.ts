@@ -4,12 +4,12 @@
  * problems as `userErrors`; everything else is a GraphQL error, with `outcome: "UNKNOWN"` and
  * `verifyWith` when the write may have been applied (hosting-write-outcome.ts).
  */
-import { toUserErrors, type UserError } from '../errors/graphql-errors.js';
-import type { Resolvers } from '../generated/resolvers.js';
-import { requireId, secretChangesBody, updateAppBody } from './hosting-inputs.js';
-import { fromAppRecord, fromCreatedJob, fromPublishResult } from './hosting.mappers.js';
-import { prepareSourceUpload, uploadDeadlineMs } from './hosting-source-upload.js';
-import { withOutcomeHint, type HostingWrite } from './hosting-write-outcome.js';
+import { toUserErrors, type UserError } from '../errors/graphql-errors.ts';
+import type { Resolvers } from '../generated/resolvers.ts';
+import { requireId, secretChangesBody, updateAppBody } from './hosting-inputs.ts';
+import { fromAppRecord, fromCreatedJob, fromPublishResult } from './hosting.mappers.ts';
+import { prepareSourceUpload, uploadDeadlineMs } from './hosting-source-upload.ts';
+import { withOutcomeHint, type HostingWrite } from './hosting-write-outcome.ts';
 
 /** userErrors for the input problems; the unknown-outcome hint for the rest (rethrown). */
 const userErrorsOf = (error: unknown, write: HostingWrite): UserError[] =>

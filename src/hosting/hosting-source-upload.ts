@@ -4,14 +4,14 @@
  * (the upload operation's per-IP limit is the tightest of all, 10 a minute): it must start with the
  * zip local-file signature and stay under the gateway's size cap (enforced while it arrives).
  */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
 import {
   awaitFileUpload,
   inspectFileUpload,
   multipartFileBody,
-} from '../server/uploads/file-upload.js';
-import type { SizedStreamBody } from './hosting.api.js';
+} from '../server/uploads/file-upload.ts';
+import type { SizedStreamBody } from './hosting.api.ts';
 
 /** `PK\x03\x04`: every zip archive with at least one entry starts with a local file header. */
 export const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);

@@ -3,9 +3,9 @@
  * (job-pollers.ts). A poll failure arrives as an event and is thrown from `resolve`, so it reaches
  * the client as that event's GraphQL error (typed and formatted like any other) and the stream ends.
  */
-import type { Resolvers } from '../generated/resolvers.js';
-import { watchDeployment, watchJob, watchSourceUpload } from './hosting-watches.js';
-import type { WatchEvent } from './job-pollers.js';
+import type { Resolvers } from '../generated/resolvers.ts';
+import { watchDeployment, watchJob, watchSourceUpload } from './hosting-watches.ts';
+import type { WatchEvent } from './job-pollers.ts';
 
 function stateOf<T>(event: WatchEvent<T>): T {
   if (event.kind === 'error') throw event.error;

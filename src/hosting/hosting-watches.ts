@@ -3,11 +3,11 @@
  * that lets every subscriber of one credential share one poller. The upstream has no read of a
  * single deployment, so a deployment is found in the newest 50 of its app's list.
  */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
-import type { GatewayContext } from '../server/context.js';
-import { requireCredential } from '../upstream/require-credential.js';
-import { requireId, WATCH_DEPLOYMENTS_LIMIT } from './hosting-inputs.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import type { GatewayContext } from '../server/context.ts';
+import { requireCredential } from '../upstream/require-credential.ts';
+import { requireId, WATCH_DEPLOYMENTS_LIMIT } from './hosting-inputs.ts';
 import {
   fromDeploymentItem,
   fromJobRead,
@@ -16,8 +16,8 @@ import {
   type AppDeploymentParent,
   type AppJobParent,
   type AppSourceUploadParent,
-} from './hosting.mappers.js';
-import type { WatchSpec } from './job-pollers.js';
+} from './hosting.mappers.ts';
+import type { WatchSpec } from './job-pollers.ts';
 
 /** Credential id first: two tokens never share a poller, two subscribers of one token always do. */
 const keyOf = (ctx: GatewayContext, kind: string, ...ids: string[]): string =>

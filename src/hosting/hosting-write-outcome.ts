@@ -4,8 +4,8 @@
  * may or may not have applied it (timeout, connection reset, 5xx), the error says so with
  * `extensions.outcome: "UNKNOWN"` and names, in `extensions.verifyWith`, the read that tells the truth.
  */
-import { GatewayError, UpstreamError } from '../errors/gateway-errors.js';
-import { codeOfUpstreamError } from '../errors/graphql-errors.js';
+import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
+import { codeOfUpstreamError } from '../errors/graphql-errors.ts';
 
 /** Each hosting write → the selection that shows whether it happened. */
 export const VERIFY_WITH = {

@@ -3,10 +3,10 @@
  * call goes through the upstream client with its route template; nothing here caches (loaders dedupe
  * per request) and no write is ever retried (the client never retries POST, PATCH or DELETE).
  */
-import type { UpstreamClient } from '../upstream/upstream-client.js';
-import type { StreamBody } from '../upstream/upstream-call.js';
-import { callerOf, type RequestScope } from '../upstream/request-scope.js';
-import { readJson } from '../upstream/read-json.js';
+import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import type { StreamBody } from '../upstream/upstream-call.ts';
+import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
+import { readJson } from '../upstream/read-json.ts';
 
 /** `{name, status}` of an App's `variants`. */
 export interface VariantStateDto {

@@ -3,8 +3,8 @@
  * many fields or list items ask for it. Status reads (job, upload, deployments) advance state
  * upstream, so reading them once per request also keeps one request's answer consistent.
  */
-import { createKeyedLoader } from '../graph/keyed-loader.js';
-import type { HostingApi, UpstreamVariant } from './hosting.api.js';
+import { createKeyedLoader } from '../graph/keyed-loader.ts';
+import type { HostingApi, UpstreamVariant } from './hosting.api.ts';
 
 const join = (...parts: (string | number | undefined)[]): string =>
   parts.map((part) => (part === undefined ? '' : String(part))).join('\u0000');

@@ -2,7 +2,7 @@
  * Upstream hosting records → the parents the hosting resolvers work from, plus the open value sets
  * (the document shows none of them completely: an unseen value is UNKNOWN, its text stays readable).
  */
-import { openEnum } from '../graph/open-enum.js';
+import { openEnum } from '../graph/open-enum.ts';
 import type {
   AppDto,
   DeploymentItemDto,
@@ -11,7 +11,7 @@ import type {
   JobDto,
   PublishResultDto,
   UploadStatusDto,
-} from './hosting.api.js';
+} from './hosting.api.ts';
 
 /**
  * An app as the graph sees it. `record` is absent when only the id is known (`app(appId:)`, which

@@ -3,12 +3,12 @@
  * Mutations live in hosting-mutations.resolvers.ts, subscriptions in hosting-subscriptions.resolvers.ts.
  */
 import GraphQLUpload from 'graphql-upload/GraphQLUpload.mjs';
-import { nullIfNotFound } from '../errors/not-found.js';
-import { encodeGlobalId } from '../graph/global-id.js';
-import type { Resolvers } from '../generated/resolvers.js';
-import type { GatewayContext } from '../server/context.js';
-import type { AppDto, SecretMetaDto } from './hosting.api.js';
-import { deploymentsLimit, logsQuery, requireId, upstreamVariant } from './hosting-inputs.js';
+import { nullIfNotFound } from '../errors/not-found.ts';
+import { encodeGlobalId } from '../graph/global-id.ts';
+import type { Resolvers } from '../generated/resolvers.ts';
+import type { GatewayContext } from '../server/context.ts';
+import type { AppDto, SecretMetaDto } from './hosting.api.ts';
+import { deploymentsLimit, logsQuery, requireId, upstreamVariant } from './hosting-inputs.ts';
 import {
   appById,
   appStatus,
@@ -25,9 +25,9 @@ import {
   variantOf,
   variantStatus,
   type AppParent,
-} from './hosting.mappers.js';
-import { hostingMutationResolvers } from './hosting-mutations.resolvers.js';
-import { hostingSubscriptionResolvers } from './hosting-subscriptions.resolvers.js';
+} from './hosting.mappers.ts';
+import { hostingMutationResolvers } from './hosting-mutations.resolvers.ts';
+import { hostingSubscriptionResolvers } from './hosting-subscriptions.resolvers.ts';
 
 /** The app record: the parent's when it has one, else the single-app read (once per request). */
 const recordOf = (parent: AppParent, ctx: GatewayContext): AppDto | Promise<AppDto> =>

@@ -17,8 +17,8 @@
  * they spend the same per-credential budget as every other call.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError, UpstreamError } from '../errors/gateway-errors.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
 
 export interface WatchSpec<T> {
   /** Identity of the poller: credential id + resource kind + ids. */
@@ -82,7 +82,11 @@ class Subscriber<T> implements AsyncIterableIterator<WatchEvent<T>> {
   #waiting: ((result: IteratorResult<WatchEvent<T>>) => void) | undefined;
   #ended = false;
 
-  constructor(private readonly leave: (subscriber: Subscriber<T>) => void) {}
+  readonly #leave: (subscriber: Subscriber<T>) => void;
+
+  constructor(leave: (subscriber: Subscriber<T>) => void) {
+    this.#leave = leave;
+  }
 
   push(event: WatchEvent<T>): void {
     if (this.#ended) return;
@@ -114,7 +118,7 @@ class Subscriber<T> implements AsyncIterableIterator<WatchEvent<T>> {
   return(): Promise<IteratorResult<WatchEvent<T>>> {
     this.#queue.length = 0;
     this.end();
-    this.leave(this);
+    this.#leave(this);
     return Promise.resolve({ value: undefined, done: true });
   }
 
@@ -134,11 +138,18 @@ class Poller<T> {
   #fingerprint: string | undefined;
   #stopped = false;
 
+  private readonly spec: WatchSpec<T>;
+  private readonly options: Required<Omit<PollerOptions, 'logger'>> & PollerOptions;
+  private readonly onStop: () => void;
+
   constructor(
-    private readonly spec: WatchSpec<T>,
-    private readonly options: Required<Omit<PollerOptions, 'logger'>> & PollerOptions,
-    private readonly onStop: () => void,
+    spec: WatchSpec<T>,
+    options: Required<Omit<PollerOptions, 'logger'>> & PollerOptions,
+    onStop: () => void,
   ) {
+    this.spec = spec;
+    this.options = options;
+    this.onStop = onStop;
     this.#interval = options.minIntervalMs;
   }
 

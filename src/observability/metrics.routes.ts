@@ -1,6 +1,6 @@
 /** `GET /metrics`: the Prometheus text exposition of the gateway's registry. */
 import type { FastifyInstance } from 'fastify';
-import type { GatewayMetrics } from './metrics.js';
+import type { GatewayMetrics } from './metrics.ts';
 
 export function registerMetricsRoute(app: FastifyInstance, metrics: GatewayMetrics): void {
   app.get('/metrics', async (_request, reply) =>

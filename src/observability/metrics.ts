@@ -4,7 +4,7 @@
  * calls by route template, buckets by class.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CircuitState } from '../upstream/circuit-breaker.js';
+import type { CircuitState } from '../upstream/circuit-breaker.ts';
 
 export interface GatewayMetrics {
   readonly registry: Registry;

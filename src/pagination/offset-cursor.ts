@@ -2,8 +2,8 @@
  * Relay connections over the upstream's position-based paging (offset/limit and page/pageSize).
  * A cursor is an opaque token for an absolute 0-based position; `after` means "start after it".
  */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
 
 const PREFIX = 'o:';
 

@@ -1,8 +1,56 @@
-/** Apollo Server plugins: request-id stamping, error logging, and the operation log line. */
+/**
+ * Apollo Server plugins: variable checks, request-id stamping, error logging and the one log line
+ * per operation.
+ */
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GatewayContext } from './context.js';
-import { rootCauseOf, stampRequestId } from '../errors/graphql-errors.js';
-import { GatewayError, UpstreamError } from '../errors/gateway-errors.js';
+import type { GraphQLError } from 'graphql';
+import type { GatewayContext } from './context.ts';
+import { rootCauseOf, stampRequestId } from '../errors/graphql-errors.ts';
+import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
+import { variableValueProblems } from './variable-values.ts';
+
+/**
+ * Refuses variables that do not fit their declared types before graphql-js coerces them (its
+ * messages would quote the values; see variable-values.ts).
+ */
+export function variableValuesPlugin(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, operation, request }) {
+          if (!operation) return;
+          const [first] = variableValueProblems(schema, operation, request.variables);
+          if (first) throw first;
+        },
+      };
+    },
+  };
+}
+
+/**
+ * An error the gateway did not expect: a resolver threw something untyped, or Apollo reports an
+ * internal failure. Everything else is either a typed upstream/gateway error or the client's own
+ * request error (parse, validation, variables, a limit) — answered, counted, not an incident.
+ */
+function isUnexpected(error: GraphQLError): boolean {
+  const original = rootCauseOf(error);
+  if (original instanceof UpstreamError || original instanceof GatewayError) return false;
+  if (error.path !== undefined) return true;
+  const { code, http } = (error.extensions ?? {}) as { code?: unknown; http?: { status?: number } };
+  if (typeof code === 'string') return code === 'INTERNAL_SERVER_ERROR';
+  const status = http?.status;
+  return !(typeof status === 'number' && status >= 400 && status < 500);
+}
+
+/** The codes of a response's errors, once each (messages stay out of logs: they may quote input). */
+function errorCodesOf(errors: readonly GraphQLError[] | undefined): string[] {
+  const codes = new Set<string>();
+  for (const error of errors ?? []) {
+    const code = error.extensions?.code;
+    codes.add(typeof code === 'string' ? code : 'UNKNOWN');
+  }
+  return [...codes];
+}
 
 export function requestLifecyclePlugin(): ApolloServerPlugin<GatewayContext> {
   return {
@@ -11,11 +59,9 @@ export function requestLifecyclePlugin(): ApolloServerPlugin<GatewayContext> {
       return {
         async didEncounterErrors({ errors, operationName }) {
           for (const error of errors) {
-            const original = rootCauseOf(error);
-            if (original instanceof UpstreamError || original instanceof GatewayError) continue;
-            if (!error.originalError) continue; // parse/validation errors: the client's, not ours
+            if (!isUnexpected(error)) continue;
             contextValue.logger.error(
-              { err: original, operationName: operationName ?? null, path: error.path },
+              { err: rootCauseOf(error), operationName: operationName ?? null, path: error.path },
               'resolver failed',
             );
           }
@@ -24,10 +70,12 @@ export function requestLifecyclePlugin(): ApolloServerPlugin<GatewayContext> {
           if (response.body.kind === 'single') {
             stampRequestId(response.body.singleResult.errors, contextValue.requestId);
           }
+          const errorCodes = errorCodesOf(errors);
           contextValue.logger.info(
             {
               operationName: operationName ?? null,
               errors: errors?.length ?? 0,
+              ...(errorCodes.length > 0 ? { errorCodes } : {}),
               durationMs: Math.round(performance.now() - started),
             },
             'graphql operation',

@@ -1,21 +1,21 @@
 /** The per-request context every resolver receives: credential, request id, and fresh loaders. */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Credential } from '../upstream/credential.js';
-import type { UpstreamClient } from '../upstream/upstream-client.js';
-import type { BudgetTracker } from '../upstream/budget-tracker.js';
-import type { RequestFacts } from '../upstream/request-facts.js';
-import type { TraceHolder } from '../upstream/request-scope.js';
-import { createCertificatesApi, type CertificatesApi } from '../certificates/certificates.api.js';
+import type { Credential } from '../upstream/credential.ts';
+import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import type { BudgetTracker } from '../upstream/budget-tracker.ts';
+import type { RequestFacts } from '../upstream/request-facts.ts';
+import type { TraceHolder } from '../upstream/request-scope.ts';
+import { createCertificatesApi, type CertificatesApi } from '../certificates/certificates.api.ts';
 import {
   createCertificateLoaders,
   type CertificateLoaders,
-} from '../certificates/certificates.loaders.js';
-import { createCommerceApi, type CommerceApi } from '../commerce/commerce.api.js';
-import { createCommerceLoaders, type CommerceLoaders } from '../commerce/commerce.loaders.js';
-import { createSubgraphClient, type SubgraphClient } from '../stitching/subgraph-client.js';
-import { createHostingApi, type HostingApi } from '../hosting/hosting.api.js';
-import { createHostingLoaders, type HostingLoaders } from '../hosting/hosting.loaders.js';
-import type { PollerRegistry } from '../hosting/job-pollers.js';
+} from '../certificates/certificates.loaders.ts';
+import { createCommerceApi, type CommerceApi } from '../commerce/commerce.api.ts';
+import { createCommerceLoaders, type CommerceLoaders } from '../commerce/commerce.loaders.ts';
+import { createSubgraphClient, type SubgraphClient } from '../stitching/subgraph-client.ts';
+import { createHostingApi, type HostingApi } from '../hosting/hosting.api.ts';
+import { createHostingLoaders, type HostingLoaders } from '../hosting/hosting.loaders.ts';
+import type { PollerRegistry } from '../hosting/job-pollers.ts';
 
 export interface GatewayContext {
   readonly requestId: string;

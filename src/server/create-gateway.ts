@@ -5,40 +5,48 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import { formatGraphQLError } from '../errors/graphql-errors.js';
-import { buildLocalSchema } from '../graph/build-schema.js';
-import { bearerToken, createCredentialFactory } from '../upstream/credential.js';
-import { createUpstreamStack } from '../upstream/create-upstream-stack.js';
-import type { UpstreamClient } from '../upstream/upstream-client.js';
-import { requestLifecyclePlugin, upstreamFactsPlugin } from './apollo-plugins.js';
-import { createRequestFacts } from '../upstream/request-facts.js';
-import { createGatewayContext, type GatewayContext } from './context.js';
-import { storeIdHeaderOf } from '../stitching/store-routing.js';
-import { createPollerRegistry } from '../hosting/job-pollers.js';
-import { registerSubscriptionTransports } from './subscriptions/subscription-transports.js';
-import { registerGraphQLMultipart } from './uploads/graphql-multipart.plugin.js';
-import { registerHealthRoutes } from './health.routes.js';
-import { createProductionPolicy } from './production-policy.js';
-import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.js';
+import type { Config } from '../config.ts';
+import { formatGraphQLError } from '../errors/graphql-errors.ts';
+import { buildLocalSchema } from '../graph/build-schema.ts';
+import { bearerToken, createCredentialFactory } from '../upstream/credential.ts';
+import { createUpstreamStack } from '../upstream/create-upstream-stack.ts';
+import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import {
+  requestLifecyclePlugin,
+  upstreamFactsPlugin,
+  variableValuesPlugin,
+} from './apollo-plugins.ts';
+import { createRequestFacts } from '../upstream/request-facts.ts';
+import { createGatewayContext, type GatewayContext } from './context.ts';
+import { storeIdHeaderOf } from '../stitching/store-routing.ts';
+import { createPollerRegistry } from '../hosting/job-pollers.ts';
+import { registerSubscriptionTransports } from './subscriptions/subscription-transports.ts';
+import { registerGraphQLMultipart } from './uploads/graphql-multipart.plugin.ts';
+import { registerHealthRoutes } from './health.routes.ts';
+import { createProductionPolicy } from './production-policy.ts';
+import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.ts';
 import {
   registerResponseReplay,
   responseReplayPlugin,
-} from './response-cache/response-replay.hook.js';
-import { createGatewayMetrics } from '../observability/metrics.js';
-import { registerMetricsRoute } from '../observability/metrics.routes.js';
-import { observabilityPlugin } from '../observability/observability-plugin.js';
-import { createLogSpanExporter, createTracing } from '../observability/tracing.js';
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+} from './response-cache/response-replay.hook.ts';
+import { createGatewayMetrics } from '../observability/metrics.ts';
+import { registerMetricsRoute } from '../observability/metrics.routes.ts';
+import { observabilityPlugin } from '../observability/observability-plugin.ts';
+import { createLogSpanExporter, createTracing } from '../observability/tracing.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 
 export interface Gateway {
   readonly app: FastifyInstance;
   readonly upstream: UpstreamClient;
   /** Listens and returns the base URL (`http://host:port`). */
   listen(): Promise<string>;
-  /** Stops accepting, finishes in-flight requests, closes the upstream pools. */
+  /**
+   * Stops accepting; ends subscriptions (SSE streams complete, WebSockets close with 1001); lets
+   * in-flight requests finish for up to SHUTDOWN_TIMEOUT_MS, then cuts the connections still open;
+   * closes the upstream pool, Redis and tracing.
+   */
   close(): Promise<void>;
 }
 
@@ -111,15 +119,18 @@ export async function createGateway(
     schema,
     introspection: config.INTROSPECTION,
     csrfPrevention: true,
+    // Weft owns the signals (main.ts): Apollo's handler would re-raise SIGTERM after its own stop
+    // and kill the process before the drain, Redis and tracing are done.
+    stopOnTerminationSignals: false,
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
     formatError: (formatted, error) =>
       formatGraphQLError(formatted, error, { hideSuggestions: config.NODE_ENV === 'production' }),
     ...policy.apolloOptions,
     plugins: [
-      fastifyApolloDrainPlugin(app),
       ApolloServerPluginLandingPageDisabled(),
       requestLifecyclePlugin(),
+      variableValuesPlugin(),
       upstreamFactsPlugin(),
       observabilityPlugin(metrics, tracing),
       ...(responseCache ? [responseReplayPlugin(responseCache)] : []),
@@ -176,7 +187,19 @@ export async function createGateway(
     },
     async close() {
       closing = true;
-      await app.close();
+      const cut = setTimeout(() => {
+        app.log.warn(
+          { timeoutMs: config.SHUTDOWN_TIMEOUT_MS },
+          'in-flight requests outlived the shutdown bound; closing their connections',
+        );
+        app.server.closeAllConnections();
+      }, config.SHUTDOWN_TIMEOUT_MS);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(cut);
+      }
+      await apollo.stop();
       await upstreamStack.close();
       await policy.close();
       await tracing?.shutdown();

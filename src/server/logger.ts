@@ -3,7 +3,7 @@
  * URLs are logged without their query string (GET operations may carry variables).
  */
 import pino, { type Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config.ts';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',

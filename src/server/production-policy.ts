@@ -6,23 +6,23 @@
  */
 import type { ApolloServerOptions, ApolloServerPlugin } from '@apollo/server';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
-import type { RedisConnection } from '../upstream/redis-connection.js';
-import type { GatewayContext } from './context.js';
-import { registerExplorer } from './explorer/explorer.routes.js';
-import { registerGraphqlHttpPolicy } from './http-policy/graphql-http-policy.js';
-import { idempotencyPlugin } from './idempotency/idempotency.plugin.js';
+import type { Config } from '../config.ts';
+import type { RedisConnection } from '../upstream/redis-connection.ts';
+import type { GatewayContext } from './context.ts';
+import { registerExplorer } from './explorer/explorer.routes.ts';
+import { registerGraphqlHttpPolicy } from './http-policy/graphql-http-policy.ts';
+import { idempotencyPlugin } from './idempotency/idempotency.plugin.ts';
 import {
   createMemoryIdempotencyStore,
   type IdempotencyStore,
-} from './idempotency/idempotency-store.js';
-import { createRedisIdempotencyStore } from './idempotency/redis-idempotency-store.js';
-import { registerDocumentGuard } from './limits/document-guard.hook.js';
-import { operationCostPlugin } from './limits/operation-cost.plugin.js';
-import { operationLimitsOf } from './limits/operation-limits.js';
-import { createOperationShapeRule } from './limits/operation-shape.rule.js';
-import { createSubscriptionGuard, type SubscriptionGuard } from './limits/subscription-guard.js';
-import { createPersistedOperations } from './persisted-operations/persisted-operations.js';
+} from './idempotency/idempotency-store.ts';
+import { createRedisIdempotencyStore } from './idempotency/redis-idempotency-store.ts';
+import { registerDocumentGuard } from './limits/document-guard.hook.ts';
+import { operationCostPlugin } from './limits/operation-cost.plugin.ts';
+import { operationLimitsOf } from './limits/operation-limits.ts';
+import { createOperationShapeRule } from './limits/operation-shape.rule.ts';
+import { createSubscriptionGuard, type SubscriptionGuard } from './limits/subscription-guard.ts';
+import { createPersistedOperations } from './persisted-operations/persisted-operations.ts';
 
 /** A claim on an idempotency key outlives any mutation; it only matters if a replica dies mid-request. */
 const IDEMPOTENCY_LOCK_MS = 5 * 60_000;

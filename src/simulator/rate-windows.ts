@@ -19,11 +19,15 @@ interface Window {
 export class FixedWindows {
   private readonly windows = new Map<string, Window>();
 
-  constructor(
-    private readonly limit: number,
-    private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly limit: number;
+  private readonly windowMs: number;
+  private readonly now: () => number;
+
+  constructor(limit: number, windowMs: number, now: () => number = Date.now) {
+    this.limit = limit;
+    this.windowMs = windowMs;
+    this.now = now;
+  }
 
   /** Counts one request for `key` if the window has room. */
   take(key: string): WindowVerdict {

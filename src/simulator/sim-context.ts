@@ -1,8 +1,8 @@
 /** The simulator's mutable state: one per simulator instance, built from deterministic fixtures. */
-import { createCertificateState, type CertificateState } from './fixtures/certificates.fixtures.js';
-import { createHostingState, type HostingState } from './fixtures/hosting.fixtures.js';
-import { createCommerceState, type CommerceState } from './fixtures/commerce.fixtures.js';
-import { createSubgraphState, type SubgraphState } from './fixtures/subgraph.fixtures.js';
+import { createCertificateState, type CertificateState } from './fixtures/certificates.fixtures.ts';
+import { createHostingState, type HostingState } from './fixtures/hosting.fixtures.ts';
+import { createCommerceState, type CommerceState } from './fixtures/commerce.fixtures.ts';
+import { createSubgraphState, type SubgraphState } from './fixtures/subgraph.fixtures.ts';
 
 export interface SimState {
   certificates: CertificateState;

@@ -10,14 +10,23 @@ export interface SimFieldError {
 }
 
 export class SimError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly fields: readonly SimFieldError[] | undefined;
+  readonly extra: Record<string, unknown>;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    status: number,
+    code: string,
     message: string,
-    readonly fields?: readonly SimFieldError[],
-    readonly extra: Record<string, unknown> = {},
+    fields?: readonly SimFieldError[],
+    extra: Record<string, unknown> = {},
   ) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.fields = fields;
+    this.extra = extra;
   }
 
   toBody(): Record<string, unknown> {

@@ -1,5 +1,5 @@
 /** Query-string validation shared by simulator routes; failures are 400s naming the parameter. */
-import { invalidField } from './sim-errors.js';
+import { invalidField } from './sim-errors.ts';
 
 /** Fastify's parsed query string: repeated keys become arrays. */
 export type Query = Record<string, string | string[] | undefined>;

@@ -5,15 +5,15 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { authenticate, type SimPrincipal } from './accounts.js';
-import { FixedWindows, type WindowVerdict } from './rate-windows.js';
-import { SimError } from './sim-errors.js';
-import { SimStats, toRouteTemplate } from './sim-stats.js';
-import { createSimState, type SimContext, type SimKnobs } from './sim-context.js';
-import { registerCertificateRoutes } from './routes/certificates.routes.js';
-import { registerHostingRoutes } from './routes/hosting.routes.js';
-import { registerCommerceRoutes } from './routes/commerce.routes.js';
-import { registerSubgraphRoutes } from './subgraphs/subgraph.routes.js';
+import { authenticate, type SimPrincipal } from './accounts.ts';
+import { FixedWindows, type WindowVerdict } from './rate-windows.ts';
+import { SimError } from './sim-errors.ts';
+import { SimStats, toRouteTemplate } from './sim-stats.ts';
+import { createSimState, type SimContext, type SimKnobs } from './sim-context.ts';
+import { registerCertificateRoutes } from './routes/certificates.routes.ts';
+import { registerHostingRoutes } from './routes/hosting.routes.ts';
+import { registerCommerceRoutes } from './routes/commerce.routes.ts';
+import { registerSubgraphRoutes } from './subgraphs/subgraph.routes.ts';
 
 /** Hosting's per-IP per-minute limits ("10 to 120 requests per minute per client IP"). */
 export type IpRouteClass = 'hosting-read' | 'hosting-write' | 'hosting-heavy';

@@ -1,5 +1,5 @@
 /** `npm run simulator`: the embedded upstream on its own port, knobs from SIM_* variables. */
-import { createSimulator } from './simulator.js';
+import { createSimulator } from './simulator.ts';
 
 const num = (name: string, fallback: number): number => {
   const raw = process.env[name];

@@ -29,7 +29,7 @@ import {
   type ObjectTypeDefinitionNode,
   type ObjectTypeExtensionNode,
 } from 'graphql';
-import type { RemoteSubgraph } from './remote-subgraphs.js';
+import type { RemoteSubgraph } from './remote-subgraphs.ts';
 
 /** The renames the rule gives one subgraph. */
 export interface SubgraphRenames {

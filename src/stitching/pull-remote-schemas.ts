@@ -20,13 +20,13 @@ import {
   printSchema,
   type IntrospectionQuery,
 } from 'graphql';
-import { loadConfig, loadSchemaPullConfig } from '../config.js';
-import { createCredentialFactory, type Credential } from '../upstream/credential.js';
-import { createTransport } from '../upstream/http-transport.js';
-import { DEFAULT_RETRY_POLICY } from '../upstream/retry-policy.js';
-import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.js';
-import { REMOTE_SUBGRAPHS, snapshotUrl, type RemoteSubgraph } from './remote-subgraphs.js';
-import { createSubgraphClient } from './subgraph-client.js';
+import { loadConfig, loadSchemaPullConfig } from '../config.ts';
+import { createCredentialFactory, type Credential } from '../upstream/credential.ts';
+import { createTransport } from '../upstream/http-transport.ts';
+import { DEFAULT_RETRY_POLICY } from '../upstream/retry-policy.ts';
+import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.ts';
+import { REMOTE_SUBGRAPHS, snapshotUrl, type RemoteSubgraph } from './remote-subgraphs.ts';
+import { createSubgraphClient } from './subgraph-client.ts';
 
 const header = (subgraph: RemoteSubgraph): string =>
   `# Snapshot of the ${subgraph.name} subgraph's schema (POST ${subgraph.route}).\n` +

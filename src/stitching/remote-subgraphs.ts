@@ -50,7 +50,7 @@ export const REMOTE_SUBGRAPHS: readonly RemoteSubgraph[] = [
   ORDER_SUBGRAPH,
 ];
 
-/** `schema/remote/` at the project root, from src/stitching (tsx) or dist/stitching (compiled). */
+/** `schema/remote/` at the project root, from src/stitching. */
 export const REMOTE_SCHEMA_DIR = new URL('../../schema/remote/', import.meta.url);
 
 /** The checked-in SDL snapshot of a subgraph. */

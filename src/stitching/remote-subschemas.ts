@@ -9,17 +9,17 @@
 import { readFile } from 'node:fs/promises';
 import { buildSchema, type DocumentNode, type GraphQLResolveInfo } from 'graphql';
 import { Subschema, delegateToSchema, type SubschemaConfig } from '@graphql-tools/delegate';
-import type { GatewayContext } from '../server/context.js';
-import { localNames, planRenames } from './name-collisions.js';
-import { REMOTE_SUBGRAPHS, snapshotUrl, type RemoteSubgraph } from './remote-subgraphs.js';
-import { createStoreExtension, STORE_TYPE, type StoreExtension } from './store-extension.js';
-import { STORE_ID_ARGUMENT, resolveStoreId, subgraphScope } from './store-routing.js';
-import { createSubgraphExecutor } from './subgraph-executor.js';
+import type { GatewayContext } from '../server/context.ts';
+import { localNames, planRenames } from './name-collisions.ts';
+import { REMOTE_SUBGRAPHS, snapshotUrl, type RemoteSubgraph } from './remote-subgraphs.ts';
+import { createStoreExtension, STORE_TYPE, type StoreExtension } from './store-extension.ts';
+import { STORE_ID_ARGUMENT, resolveStoreId, subgraphScope } from './store-routing.ts';
+import { createSubgraphExecutor } from './subgraph-executor.ts';
 import {
   moneyInputDescriptionsTransform,
   renameTransforms,
   storeIdArgumentTransform,
-} from './subgraph-transforms.js';
+} from './subgraph-transforms.ts';
 
 /** What the gateway schema stitches in from the subgraphs. */
 export interface RemoteSubschemas {

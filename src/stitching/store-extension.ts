@@ -13,9 +13,9 @@ import {
 } from 'graphql';
 import { delegateToSchema, type Subschema } from '@graphql-tools/delegate';
 import { astFromField } from '@graphql-tools/utils';
-import type { GatewayContext } from '../server/context.js';
-import type { RemoteSubgraph } from './remote-subgraphs.js';
-import { STORE_ID_ARGUMENT, subgraphScope } from './store-routing.js';
+import type { GatewayContext } from '../server/context.ts';
+import type { RemoteSubgraph } from './remote-subgraphs.ts';
+import { STORE_ID_ARGUMENT, subgraphScope } from './store-routing.ts';
 
 /** The name of the local type the fields are added to. */
 export const STORE_TYPE = 'Store';

@@ -7,9 +7,9 @@
  * (memoised) scope makes sibling fields for the SAME store share one request while fields for two
  * stores can never be merged into a request for the wrong one.
  */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
-import type { GatewayContext } from '../server/context.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import type { GatewayContext } from '../server/context.ts';
 
 /** The argument added to every root field of the catalog and tax subgraphs. */
 export const STORE_ID_ARGUMENT = 'storeId';

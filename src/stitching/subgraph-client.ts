@@ -3,9 +3,9 @@
  * the subgraph requests share the credential's budget, the metrics and the error translation of
  * REST calls. One instance per GraphQL request (it carries the request's credential).
  */
-import type { UpstreamClient } from '../upstream/upstream-client.js';
-import { callerOf, type RequestScope } from '../upstream/request-scope.js';
-import type { RemoteSubgraph } from './remote-subgraphs.js';
+import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
+import type { RemoteSubgraph } from './remote-subgraphs.ts';
 
 /** The request body the subgraph endpoints take. */
 export interface SubgraphRequestBody {

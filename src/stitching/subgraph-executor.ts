@@ -10,9 +10,9 @@ import {
   malformedSubgraphResponse,
   readSubgraphError,
   subgraphError,
-} from '../errors/subgraph-errors.js';
-import type { RemoteSubgraph } from './remote-subgraphs.js';
-import type { SubgraphScope } from './store-routing.js';
+} from '../errors/subgraph-errors.ts';
+import type { RemoteSubgraph } from './remote-subgraphs.ts';
+import type { SubgraphScope } from './store-routing.ts';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -6,8 +6,8 @@ import { GraphQLID, GraphQLInputObjectType, type GraphQLSchema } from 'graphql';
 import type { Transform } from '@graphql-tools/delegate';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { RenameRootFields, RenameTypes, TransformRootFields } from '@graphql-tools/wrap';
-import type { SubgraphRenames } from './name-collisions.js';
-import { STORE_ID_ARGUMENT } from './store-routing.js';
+import type { SubgraphRenames } from './name-collisions.ts';
+import { STORE_ID_ARGUMENT } from './store-routing.ts';
 
 /** The renames of name-collisions.ts as stitching transforms. */
 export function renameTransforms(renames: SubgraphRenames): Transform[] {

@@ -2,10 +2,10 @@
  * The circuit breaker as a layer around the (budgeted) transport: an open circuit refuses the call
  * before it spends budget or a socket, with UPSTREAM_UNAVAILABLE and `retryAfterSec`.
  */
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError, UpstreamError } from '../errors/gateway-errors.js';
-import { breakerClassOf, type CircuitBreaker } from './circuit-breaker.js';
-import type { Transport } from './http-transport.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
+import { breakerClassOf, type CircuitBreaker } from './circuit-breaker.ts';
+import type { Transport } from './http-transport.ts';
 
 /** An answer that says the upstream part is failing (not the caller's fault, not the budget). */
 const isFailureStatus = (status: number): boolean => status >= 500;

@@ -4,7 +4,7 @@
  * by the token bucket (`token-bucket.ts`), which every upstream call spends from and every upstream
  * response corrects: reading it never costs an upstream call.
  */
-import type { Credential } from './credential.js';
+import type { Credential } from './credential.ts';
 
 export interface BudgetSnapshot {
   /** Requests allowed per window (the configured limit, or the upstream's when lower). */

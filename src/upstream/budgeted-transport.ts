@@ -4,15 +4,15 @@
  * the buckets back (RateLimit-* headers, 429s). The spend is reported to the request's facts so the
  * response can carry the budget.
  */
-import type { Transport, RawResponse } from './http-transport.js';
+import type { Transport, RawResponse } from './http-transport.ts';
 import {
   parseErrorEnvelope,
   parseRateLimitHeaders,
   retryAfterSeconds,
-} from './response-envelope.js';
-import { routeClassOf, type RouteClass } from './route-classes.js';
-import type { BudgetSnapshot } from './budget-tracker.js';
-import type { BudgetCorrection, TokenBucketLimiter } from './token-bucket.js';
+} from './response-envelope.ts';
+import { routeClassOf, type RouteClass } from './route-classes.ts';
+import type { BudgetSnapshot } from './budget-tracker.ts';
+import type { BudgetCorrection, TokenBucketLimiter } from './token-bucket.ts';
 
 /** What an upstream answer says about the budgets. */
 export function correctionOf(

@@ -8,7 +8,7 @@
  * matter, and it is a quarter of the cost on every cache lookup.
  */
 import { hash } from 'node:crypto';
-import type { UpstreamCall } from './upstream-call.js';
+import type { UpstreamCall } from './upstream-call.ts';
 
 /** Headers that identify or trace a request without changing its answer. */
 const IGNORED_HEADERS = new Set([

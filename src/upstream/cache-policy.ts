@@ -13,9 +13,10 @@
  * cached; the secrets POST is a write. Transactions are stored only after card data is removed
  * (`card-data-redaction.ts`).
  */
-import { redactCardData } from './card-data-redaction.js';
-import { operationTypeOf } from './graphql-operation.js';
-import type { HttpMethod, QueryValue, UpstreamCall } from './upstream-call.js';
+import type { CacheKind } from '../config.ts';
+import { redactCardData } from './card-data-redaction.ts';
+import { operationTypeOf } from './graphql-operation.ts';
+import type { HttpMethod, QueryValue, UpstreamCall } from './upstream-call.ts';
 
 /** The parts of a call that policies read (headers lower-cased). */
 export interface CallParts {
@@ -28,8 +29,8 @@ export interface CallParts {
 }
 
 export interface CacheRule {
-  /** The resource kind: a row of the README's TTL table, overridable by `CACHE_TTL_OVERRIDES`. */
-  readonly kind: string;
+  /** The resource kind: a row of the TTL table, overridable by `CACHE_TTL_OVERRIDES`. */
+  readonly kind: CacheKind;
   readonly ttlSec: number;
   /** The TTL of one answer, from the kind's TTL (e.g. shorter while a certificate is pending). */
   readonly ttlOf?: (data: unknown, ttlSec: number) => number;
@@ -243,23 +244,6 @@ export const ROUTE_POLICIES: Readonly<Record<string, RoutePolicy>> = {
 export const policyKey = (call: Pick<UpstreamCall, 'method' | 'route'>): string =>
   `${call.method} ${call.route}`;
 
-/** `kind=seconds,kind=seconds` → map; an unknown kind is a configuration error. */
-export function parseTtlOverrides(text: string | undefined): ReadonlyMap<string, number> {
-  const overrides = new Map<string, number>();
-  if (!text) return overrides;
-  const kinds = new Set(cacheKinds().map((row) => row.kind));
-  for (const pair of text.split(',')) {
-    const [kind = '', seconds = ''] = pair.split('=');
-    if (!kinds.has(kind)) {
-      throw new Error(
-        `CACHE_TTL_OVERRIDES: unknown kind "${kind}" (known: ${[...kinds].join(', ')})`,
-      );
-    }
-    overrides.set(kind, Number(seconds));
-  }
-  return overrides;
-}
-
 /** The TTL table (README "Cache"): kind, TTL, routes. */
 export function cacheKinds(): { kind: string; ttlSec: number; routes: string[] }[] {
   const rows = new Map<string, { kind: string; ttlSec: number; routes: string[] }>();
@@ -291,7 +275,7 @@ export interface CachePolicy {
  * (and a write without a row invalidates nothing: every upstream route has a row, see the tests).
  */
 export function createCachePolicy(
-  overrides: ReadonlyMap<string, number> = new Map(),
+  overrides: ReadonlyMap<CacheKind, number> = new Map(),
   table: Readonly<Record<string, RoutePolicy>> = ROUTE_POLICIES,
 ): CachePolicy {
   const ttlOfKind = (rule: CacheRule) => overrides.get(rule.kind) ?? rule.ttlSec;

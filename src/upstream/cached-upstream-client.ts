@@ -10,16 +10,16 @@
  * - anything else: passed through; identical GETs still share one call.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError, UpstreamError } from '../errors/gateway-errors.js';
-import type { CacheKeyer } from './cache-key.js';
-import type { CacheDecision, CachePolicy } from './cache-policy.js';
-import { wasNotSent } from './http-transport.js';
-import type { StaleReason } from './request-facts.js';
-import type { CachedAnswer, CacheLookup, ResponseCache } from './response-cache.js';
-import type { Singleflight } from './singleflight.js';
-import type { UpstreamCall, UpstreamResponse } from './upstream-call.js';
-import type { UpstreamClient } from './upstream-client.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
+import type { CacheKeyer } from './cache-key.ts';
+import type { CacheDecision, CachePolicy } from './cache-policy.ts';
+import { wasNotSent } from './http-transport.ts';
+import type { StaleReason } from './request-facts.ts';
+import type { CachedAnswer, CacheLookup, ResponseCache } from './response-cache.ts';
+import type { Singleflight } from './singleflight.ts';
+import type { UpstreamCall, UpstreamResponse } from './upstream-call.ts';
+import type { UpstreamClient } from './upstream-client.ts';
 
 export interface CachedUpstreamClientOptions {
   readonly inner: UpstreamClient;

@@ -10,27 +10,27 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.js';
-import type { BudgetTracker } from './budget-tracker.js';
-import { createBudgetedTransport } from './budgeted-transport.js';
-import { createCacheKeyer } from './cache-key.js';
-import { cacheKinds, createCachePolicy, parseTtlOverrides } from './cache-policy.js';
-import { createCachedUpstreamClient } from './cached-upstream-client.js';
-import { createFallbackBucketStore } from './fallback-bucket-store.js';
-import { createTransport } from './http-transport.js';
-import { createMemoryBucketStore } from './memory-bucket-store.js';
-import { createRedisBucketStore } from './redis-bucket-store.js';
-import { createRedisConnection, type RedisConnection } from './redis-connection.js';
-import { createResponseCache, type ResponseCache } from './response-cache.js';
-import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
-import { createSingleflight } from './singleflight.js';
-import { createTokenBucketLimiter, type BucketStore } from './token-bucket.js';
-import { createUpstreamClient, type UpstreamClient } from './upstream-client.js';
-import { createBreakerTransport } from './breaker-transport.js';
-import { createCircuitBreaker } from './circuit-breaker.js';
-import { createInstrumentedTransport } from './instrumented-transport.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Tracing } from '../observability/tracing.js';
+import type { Config } from '../config.ts';
+import type { BudgetTracker } from './budget-tracker.ts';
+import { createBudgetedTransport } from './budgeted-transport.ts';
+import { createCacheKeyer } from './cache-key.ts';
+import { cacheKinds, createCachePolicy } from './cache-policy.ts';
+import { createCachedUpstreamClient } from './cached-upstream-client.ts';
+import { createFallbackBucketStore } from './fallback-bucket-store.ts';
+import { createTransport } from './http-transport.ts';
+import { createMemoryBucketStore } from './memory-bucket-store.ts';
+import { createRedisBucketStore } from './redis-bucket-store.ts';
+import { createRedisConnection, type RedisConnection } from './redis-connection.ts';
+import { createResponseCache, type ResponseCache } from './response-cache.ts';
+import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
+import { createSingleflight } from './singleflight.ts';
+import { createTokenBucketLimiter, type BucketStore } from './token-bucket.ts';
+import { createUpstreamClient, type UpstreamClient } from './upstream-client.ts';
+import { createBreakerTransport } from './breaker-transport.ts';
+import { createCircuitBreaker } from './circuit-breaker.ts';
+import { createInstrumentedTransport } from './instrumented-transport.ts';
+import type { GatewayMetrics } from '../observability/metrics.ts';
+import type { Tracing } from '../observability/tracing.ts';
 
 /** Where the upstream layer reports what it does (both optional). */
 export interface UpstreamObservers {
@@ -139,7 +139,7 @@ export function createUpstreamStack(
   if (config.UPSTREAM_CACHE === 'on') {
     const staleMaxAgeMs = config.CACHE_STALE_MAX_AGE_SEC * 1000;
     const longestTtlMs = Math.max(...cacheKinds().map((row) => row.ttlSec), 0) * 1000;
-    const overrides = parseTtlOverrides(config.CACHE_TTL_OVERRIDES);
+    const overrides = config.CACHE_TTL_OVERRIDES;
     const longestOverrideMs = Math.max(...overrides.values(), 0) * 1000;
     cache = createResponseCache({
       store: redis

@@ -9,7 +9,7 @@
  * bucket is used again; it was corrected by the same answers in the meantime whenever it could be.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { BucketStore } from './token-bucket.js';
+import type { BucketStore } from './token-bucket.ts';
 
 export interface FallbackBucketStoreOptions {
   readonly primary: BucketStore;

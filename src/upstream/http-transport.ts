@@ -4,8 +4,8 @@
  * response body size. Retries and error policy live in `upstream-client.ts`.
  */
 import { Pool, errors as undiciErrors } from 'undici';
-import { UpstreamError } from '../errors/gateway-errors.js';
-import { buildQuery, fillRoute, isStreamBody, type UpstreamCall } from './upstream-call.js';
+import { UpstreamError } from '../errors/gateway-errors.ts';
+import { buildQuery, fillRoute, isStreamBody, type UpstreamCall } from './upstream-call.ts';
 
 export interface TransportOptions {
   readonly baseUrl: string;
@@ -27,8 +27,15 @@ export interface Transport {
   send(call: UpstreamCall, signal: AbortSignal): Promise<RawResponse>;
   /** Any HTTP answer from the origin (no credential, no budget): used by `/readyz`. */
   probe(signal: AbortSignal): Promise<boolean>;
+  /** Lets calls still under way finish for up to {@link CLOSE_GRACE_MS}, then aborts them. */
   close(): Promise<void>;
 }
+
+/**
+ * The pool closes after the gateway has answered (or cut) every client request, so what is still
+ * under way has nobody waiting; a write among it gets a moment to land before it is aborted.
+ */
+const CLOSE_GRACE_MS = 2_000;
 
 /** Errors raised before a single byte of the request left: a write that failed this way did not happen. */
 const NOT_SENT_CODES = new Set([
@@ -182,6 +189,12 @@ export function createTransport(options: TransportOptions): Transport {
       }
     },
 
-    close: () => pool.close(),
+    async close() {
+      const closed = pool.close().then(() => true);
+      const graceOver = new Promise<false>((resolve) =>
+        setTimeout(resolve, CLOSE_GRACE_MS, false).unref(),
+      );
+      if (!(await Promise.race([closed, graceOver]))) await pool.destroy();
+    },
   };
 }

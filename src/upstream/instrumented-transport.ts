@@ -3,9 +3,9 @@
  * request is counted once (retries included, cache hits and refusals excluded). Labels and span
  * attributes carry the route template, never a raw path.
  */
-import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Tracing } from '../observability/tracing.js';
-import type { Transport } from './http-transport.js';
+import type { GatewayMetrics } from '../observability/metrics.ts';
+import type { Tracing } from '../observability/tracing.ts';
+import type { Transport } from './http-transport.ts';
 
 export function createInstrumentedTransport(
   inner: Transport,

@@ -4,8 +4,8 @@
  * `fallback-bucket-store.ts`). Same algorithm as the Redis Lua script (`token-bucket.ts`).
  */
 import { LRUCache } from 'lru-cache';
-import type { BudgetSnapshot } from './budget-tracker.js';
-import type { RouteClass } from './route-classes.js';
+import type { BudgetSnapshot } from './budget-tracker.ts';
+import type { RouteClass } from './route-classes.ts';
 import {
   correctBucket,
   credentialWaitMs,
@@ -15,7 +15,7 @@ import {
   type BucketState,
   type BucketStore,
   type CredentialBudget,
-} from './token-bucket.js';
+} from './token-bucket.ts';
 
 export interface MemoryBucketStoreOptions {
   readonly budget: CredentialBudget;

@@ -2,9 +2,9 @@
  * The one shape of a GET through the upstream client on behalf of a request: every domain API reads
  * this way, so the credential, the request scope and the options travel the same path.
  */
-import { callerOf, type RequestScope } from './request-scope.js';
-import type { QueryValue } from './upstream-call.js';
-import type { UpstreamClient } from './upstream-client.js';
+import { callerOf, type RequestScope } from './request-scope.ts';
+import type { QueryValue } from './upstream-call.ts';
+import type { UpstreamClient } from './upstream-client.ts';
 
 export interface ReadOptions {
   readonly params?: Readonly<Record<string, string>>;

@@ -10,16 +10,16 @@
  * - `<prefix>:class-block:<class>[:<credentialId>]`: set while a route-class 429 lasts.
  */
 import { randomBytes } from 'node:crypto';
-import type { BudgetSnapshot } from './budget-tracker.js';
-import type { RedisClient } from './redis-connection.js';
-import type { RouteClass } from './route-classes.js';
+import type { BudgetSnapshot } from './budget-tracker.ts';
+import type { RedisClient } from './redis-connection.ts';
+import type { RouteClass } from './route-classes.ts';
 import type {
   BucketStore,
   BudgetCorrection,
   CredentialBudget,
   DeniedBy,
   TakeVerdict,
-} from './token-bucket.js';
+} from './token-bucket.ts';
 
 /** KEYS: bucket, class log, class block. ARGV: see {@link createRedisBucketStore}. */
 export const TOKEN_BUCKET_LUA = `

@@ -5,7 +5,7 @@
  * (`extensions.stale`). The server creates one per request and hands it down inside the
  * {@link RequestScope}; the domains never touch it.
  */
-import type { BudgetSnapshot } from './budget-tracker.js';
+import type { BudgetSnapshot } from './budget-tracker.ts';
 
 /** Why a cached value was served past its freshness. */
 export type StaleReason = 'UPSTREAM_ERROR' | 'RATE_LIMITED';

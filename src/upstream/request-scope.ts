@@ -3,9 +3,9 @@
  * request id. Domain APIs receive one per request and pass it on every call, so the upstream layer
  * can report back per request (e.g. a value served stale, budget spent) without the domains knowing.
  */
-import { requireCredential } from './require-credential.js';
-import type { Credential } from './credential.js';
-import type { RequestFacts } from './request-facts.js';
+import { requireCredential } from './require-credential.ts';
+import type { Credential } from './credential.ts';
+import type { RequestFacts } from './request-facts.ts';
 import type { Span } from '@opentelemetry/api';
 
 /** The request's trace span, set once the operation is known (only when tracing is on). */

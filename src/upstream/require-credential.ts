@@ -1,6 +1,6 @@
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
-import type { Credential } from './credential.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import type { Credential } from './credential.ts';
 
 /**
  * Every upstream operation needs the caller's bearer token. Without one the gateway answers

@@ -14,8 +14,8 @@
 import { randomBytes } from 'node:crypto';
 import KeyvRedis from '@keyv/redis';
 import { Keyv, type DeserializedData, type Deserialize, type Serialize } from 'keyv';
-import { LruKeyvStore } from './lru-keyv-store.js';
-import type { RedisClient } from './redis-connection.js';
+import { LruKeyvStore } from './lru-keyv-store.ts';
+import type { RedisClient } from './redis-connection.ts';
 
 /** One stored upstream answer. */
 export interface CachedAnswer {

@@ -3,8 +3,8 @@
  * the 429 wait (`retryAfterSec` body, `Retry-After` header, else `RateLimit-Reset`), and the
  * `RateLimit-*` headers.
  */
-import type { UpstreamFieldError } from '../errors/gateway-errors.js';
-import type { RateLimitHeaders } from './upstream-call.js';
+import type { UpstreamFieldError } from '../errors/gateway-errors.ts';
+import type { RateLimitHeaders } from './upstream-call.ts';
 
 export interface ErrorEnvelope {
   code: string | undefined;

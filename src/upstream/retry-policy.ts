@@ -7,7 +7,7 @@
  * - A 429 is never retried sooner than its Retry-After; if that wait passes the deadline the caller
  *   gets RATE_LIMITED with `retryAfterSec` instead.
  */
-import type { HttpMethod } from './upstream-call.js';
+import type { HttpMethod } from './upstream-call.ts';
 
 export interface RetryPolicy {
   readonly maxAttempts: number;

@@ -13,7 +13,7 @@
  * A class is a sliding window: never more than `limit` calls in any `windowMs`, whatever the phase of
  * the upstream's own fixed window, so the gateway never provokes these 429s.
  */
-import type { HttpMethod } from './upstream-call.js';
+import type { HttpMethod } from './upstream-call.ts';
 
 export interface RouteClass {
   readonly name: string;

@@ -16,11 +16,11 @@
  * RATE_LIMITED and `retryAfterSec`; the cache may still answer it from a stale value.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { ErrorCode } from '../errors/error-codes.js';
-import { GatewayError } from '../errors/gateway-errors.js';
-import type { BudgetSnapshot, BudgetTracker } from './budget-tracker.js';
-import type { Credential } from './credential.js';
-import type { RouteClass } from './route-classes.js';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import type { BudgetSnapshot, BudgetTracker } from './budget-tracker.ts';
+import type { Credential } from './credential.ts';
+import type { RouteClass } from './route-classes.ts';
 
 /** The configured budget of every credential. */
 export interface CredentialBudget {

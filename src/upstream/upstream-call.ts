@@ -1,7 +1,7 @@
 /** The shape of one call through the upstream client, and of its answer. */
 import type { Readable } from 'node:stream';
-import type { Credential } from './credential.js';
-import type { RequestScope } from './request-scope.js';
+import type { Credential } from './credential.ts';
+import type { RequestScope } from './request-scope.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -4,25 +4,25 @@
  * translation of non-2xx answers into typed {@link UpstreamError}s.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { UpstreamError } from '../errors/gateway-errors.js';
+import { UpstreamError } from '../errors/gateway-errors.ts';
 import {
   parseErrorEnvelope,
   parseRateLimitHeaders,
   retryAfterSeconds,
-} from './response-envelope.js';
+} from './response-envelope.ts';
 import {
   backoffDelayMs,
   isRetryableMethod,
   isRetryableStatus,
   type RetryPolicy,
-} from './retry-policy.js';
-import { routeLabel, wasNotSent, type RawResponse, type Transport } from './http-transport.js';
+} from './retry-policy.ts';
+import { routeLabel, wasNotSent, type RawResponse, type Transport } from './http-transport.ts';
 import {
   isStreamBody,
   type RateLimitHeaders,
   type UpstreamCall,
   type UpstreamResponse,
-} from './upstream-call.js';
+} from './upstream-call.ts';
 
 /** What the client reports after every attempt that got an HTTP answer (metrics, budget feedback). */
 export interface UpstreamObservation {

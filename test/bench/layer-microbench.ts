@@ -6,20 +6,20 @@
  */
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { isRedundant } from '../../src/upstream/budgeted-transport.js';
-import { createCacheKeyer } from '../../src/upstream/cache-key.js';
-import { createCachePolicy } from '../../src/upstream/cache-policy.js';
-import { createCachedUpstreamClient } from '../../src/upstream/cached-upstream-client.js';
-import { createCredentialFactory } from '../../src/upstream/credential.js';
-import { createFallbackBucketStore } from '../../src/upstream/fallback-bucket-store.js';
-import { createMemoryBucketStore } from '../../src/upstream/memory-bucket-store.js';
-import { createRedisBucketStore } from '../../src/upstream/redis-bucket-store.js';
-import { createRedisConnection } from '../../src/upstream/redis-connection.js';
-import { createResponseCache } from '../../src/upstream/response-cache.js';
-import { createSingleflight } from '../../src/upstream/singleflight.js';
-import { createTokenBucketLimiter, type BucketStore } from '../../src/upstream/token-bucket.js';
-import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/upstream-call.js';
-import type { UpstreamClient } from '../../src/upstream/upstream-client.js';
+import { isRedundant } from '../../src/upstream/budgeted-transport.ts';
+import { createCacheKeyer } from '../../src/upstream/cache-key.ts';
+import { createCachePolicy } from '../../src/upstream/cache-policy.ts';
+import { createCachedUpstreamClient } from '../../src/upstream/cached-upstream-client.ts';
+import { createCredentialFactory } from '../../src/upstream/credential.ts';
+import { createFallbackBucketStore } from '../../src/upstream/fallback-bucket-store.ts';
+import { createMemoryBucketStore } from '../../src/upstream/memory-bucket-store.ts';
+import { createRedisBucketStore } from '../../src/upstream/redis-bucket-store.ts';
+import { createRedisConnection } from '../../src/upstream/redis-connection.ts';
+import { createResponseCache } from '../../src/upstream/response-cache.ts';
+import { createSingleflight } from '../../src/upstream/singleflight.ts';
+import { createTokenBucketLimiter, type BucketStore } from '../../src/upstream/token-bucket.ts';
+import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/upstream-call.ts';
+import type { UpstreamClient } from '../../src/upstream/upstream-client.ts';
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const credential = createCredentialFactory('bench-secret-0123456789abcdef')('demo-token');

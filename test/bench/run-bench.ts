@@ -5,7 +5,9 @@
  *      and the theoretical minimum;
  *   b. requests/s and p50/p99 of a cache-hit query beside a bare Fastify route serving the same JSON;
  *   c. cache hit vs miss, limiter on vs off, as ratios;
- *   d. the gateway's CPU milliseconds per request.
+ *   d. the gateway's CPU milliseconds per request;
+ *   e. start-up: `npm start` (embedded simulator) to its first GraphQL answer, beside a bare
+ *      Fastify process started the same way, measured first, while the machine is otherwise idle.
  *
  * The simulator runs in this process with `SIM_LATENCY_MS` (default 20 ms) per upstream request;
  * every gateway and the bare route run as their own processes, so their CPU is measured alone
@@ -21,11 +23,11 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { createClient } from 'redis';
-import { REDIS_URL, redisAnswers } from '../support/redis.js';
-import { createSimulator } from '../../src/simulator/simulator.js';
-import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
-import { HIT_QUERY, SCREENS, createRestClient } from './journey.js';
-import { cacheHitUs, limiterMemoryUs, limiterRedisUs } from './layer-microbench.js';
+import { REDIS_URL, redisAnswers } from '../support/redis.ts';
+import { createSimulator } from '../../src/simulator/simulator.ts';
+import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { HIT_QUERY, SCREENS, createRestClient } from './journey.ts';
+import { cacheHitUs, limiterMemoryUs, limiterRedisUs } from './layer-microbench.ts';
 
 const num = (name: string, fallback: number): number => {
   const value = Number(process.env[name]);
@@ -62,7 +64,7 @@ function cpuMs(pid: number | undefined): number | undefined {
 
 async function startBare(bodyFile: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bare-fastify.ts'], {
+  const child = spawn(process.execPath, ['test/bench/bare-fastify.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: String(port), BENCH_BODY_FILE: bodyFile },
     stdio: 'ignore',
@@ -78,6 +80,85 @@ async function startBare(bodyFile: string): Promise<{ url: string; child: ChildP
     }
   }
   throw new Error('bare Fastify route did not start');
+}
+
+// --- start-up ---------------------------------------------------------------------------------
+
+/**
+ * Milliseconds from spawning `command` to the first 200 of `probe` on its port. The process runs in
+ * its own group and is stopped with it (`npm start` does not pass SIGTERM on to node).
+ */
+async function firstAnswerMs(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  probe: { method: 'GET' | 'POST'; path: string; body?: string },
+): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+    detached: true,
+  });
+  try {
+    for (;;) {
+      try {
+        const res = await request(`http://127.0.0.1:${port}${probe.path}`, {
+          method: probe.method,
+          headers: { 'content-type': 'application/json' },
+          body: probe.body,
+        });
+        await res.body.dump();
+        if (res.statusCode === 200) return performance.now() - started;
+      } catch {
+        // not listening yet
+      }
+      if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited early`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    const exited = once(child, 'exit');
+    process.kill(-child.pid!, 'SIGTERM');
+    await exited;
+  }
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+};
+
+/** Three starts of each, interleaved; medians and minima in ms. */
+async function startUp(bodyFile: string) {
+  const weft: number[] = [];
+  const bare: number[] = [];
+  for (let run = 0; run < 3; run += 1) {
+    weft.push(
+      await firstAnswerMs(
+        'npm',
+        ['start', '--silent'],
+        { NODE_ENV: 'development' },
+        {
+          method: 'POST',
+          path: '/graphql',
+          body: '{"query":"{ __typename }"}',
+        },
+      ),
+    );
+    bare.push(
+      await firstAnswerMs(
+        process.execPath,
+        ['test/bench/bare-fastify.ts'],
+        {
+          BENCH_BODY_FILE: bodyFile,
+        },
+        { method: 'GET', path: '/healthz' },
+      ),
+    );
+  }
+  return { weft, bare };
 }
 
 // --- load -------------------------------------------------------------------------------------
@@ -117,6 +198,10 @@ async function load(url: string, pid: number | undefined, query = HIT_QUERY): Pr
 
 // --- formatting --------------------------------------------------------------------------------
 
+/** Median, minimum and maximum, rounded. */
+const spread = (values: number[]): number[] =>
+  [median(values), Math.min(...values), Math.max(...values)].map(Math.round);
+
 const fixed = (value: number | undefined, digits = 1) =>
   value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
 
@@ -141,6 +226,10 @@ const loadRow = (name: string, l: Load) => [
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // e. first, while nothing else of the bench runs.
+  const startBody = join(mkdtempSync(join(tmpdir(), 'weft-bench-')), 'start.json');
+  writeFileSync(startBody, '{}');
+  const startup = await startUp(startBody);
   const simulator = await createSimulator({
     latencyMs: LATENCY_MS,
     rateLimit: 1_000_000_000,
@@ -315,6 +404,19 @@ async function main(): Promise<void> {
       `d. Gateway CPU per request (user + system, all threads, /proc/<pid>/stat): cache hit ` +
         `${fixed(hit.cpuPerRequest, 3)} ms, cache miss ${fixed(missLoad.cpuPerRequest, 3)} ms, ` +
         `{ __typename } ${fixed(floor.cpuPerRequest, 3)} ms; bare Fastify ${fixed(bareLoad.cpuPerRequest, 3)} ms`,
+      '',
+      `e. Start-up to the first GraphQL answer (3 starts each, interleaved, before any load)`,
+      '',
+      table(
+        ['process', 'median ms', 'min ms', 'max ms'],
+        [
+          ['npm start (embedded simulator)', ...spread(startup.weft)],
+          ['bare Fastify (node, one route)', ...spread(startup.bare)],
+        ],
+      ),
+      '',
+      `   npm start / bare Fastify: ${fixed(median(startup.weft) / median(startup.bare))}× ` +
+        `(target: npm start ≤ 2000 ms on a quiet machine: ${median(startup.weft) <= 2000 ? 'yes' : 'NO'})`,
       '',
       `errors during load: ${[bareLoad, hit, floor, hitRedis, missLoad, missRedis, ...pair.flat()].reduce((n, l) => n + (l?.errors ?? 0), 0)}; ` +
         `bench took ${fixed((Date.now() - started) / 1000, 0)} s. Reproduce: npm run bench`,

@@ -4,11 +4,11 @@
  */
 import { Writable } from 'node:stream';
 import { request } from 'undici';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/server/logger.js';
-import { createGateway, type Gateway } from '../../src/server/create-gateway.js';
-import type { SimulatorOptions } from '../../src/simulator/simulator.js';
-import { startSimulator, type RunningSimulator } from './simulator-harness.js';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/server/logger.ts';
+import { createGateway, type Gateway } from '../../src/server/create-gateway.ts';
+import type { SimulatorOptions } from '../../src/simulator/simulator.ts';
+import { startSimulator, type RunningSimulator } from './simulator-harness.ts';
 
 export interface GqlResult {
   status: number;
@@ -61,6 +61,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     LOG_LEVEL: 'debug',
     NODE_ENV: 'test',
     ...options.env,
+    UPSTREAM_URL: sim.url,
     PORT: '0',
     HOST: '127.0.0.1',
   });

@@ -1,5 +1,5 @@
 /**
- * A gateway as its own process (`node --import tsx src/main.ts`), for tests that need real replicas:
+ * A gateway as its own process (`node src/main.ts`), for tests that need real replicas:
  * it reads its configuration from the environment like production, and reports its URL in its
  * start-up log line.
  */
@@ -44,7 +44,7 @@ export async function startGatewayProcess(
   timeoutMs = 60_000,
 ): Promise<GatewayProcess> {
   const fixedPort = env.PORT && env.PORT !== '0' ? Number(env.PORT) : undefined;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

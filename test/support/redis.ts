@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import {
   createRedisConnection,
   type RedisConnection,
-} from '../../src/upstream/redis-connection.js';
+} from '../../src/upstream/redis-connection.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

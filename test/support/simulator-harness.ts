@@ -4,8 +4,8 @@ import {
   createSimulator,
   type Simulator,
   type SimulatorOptions,
-} from '../../src/simulator/simulator.js';
-import type { SimStatsSnapshot } from '../../src/simulator/sim-stats.js';
+} from '../../src/simulator/simulator.ts';
+import type { SimStatsSnapshot } from '../../src/simulator/sim-stats.ts';
 
 export interface RunningSimulator {
   readonly url: string;

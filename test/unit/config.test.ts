@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { CACHE_KINDS, ConfigError, loadConfig } from '../../src/config.ts';
 
 describe('config', () => {
   it('has defaults for everything', () => {
@@ -27,5 +27,76 @@ describe('config', () => {
 
   it('treats empty strings as unset', () => {
     expect(loadConfig({ PORT: '', LOG_LEVEL: '' }).PORT).toBe(4000);
+  });
+});
+
+describe('dangerous configurations are refused at start-up, naming the variable', () => {
+  const refusal = (env: Record<string, string>): string => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error(`accepted ${JSON.stringify(env)}`);
+  };
+
+  it('refuses production without an upstream URL unless the simulator is chosen on purpose', () => {
+    expect(refusal({ NODE_ENV: 'production' })).toMatch(
+      /UPSTREAM_URL: required in production.*UPSTREAM=embedded/,
+    );
+    expect(loadConfig({ NODE_ENV: 'production', UPSTREAM: 'embedded' }).UPSTREAM).toBe('embedded');
+    expect(
+      loadConfig({ NODE_ENV: 'production', UPSTREAM_URL: 'https://api.example' }).UPSTREAM,
+    ).toBe('url');
+    // Outside production the simulator is the default (`npm start` on a fresh clone).
+    expect(loadConfig({}).UPSTREAM).toBe('embedded');
+    expect(refusal({ UPSTREAM: 'url' })).toMatch(/UPSTREAM_URL: required when UPSTREAM=url/);
+    expect(refusal({ UPSTREAM: 'embedded', UPSTREAM_URL: 'https://api.example' })).toMatch(
+      /UPSTREAM_URL: must be unset when UPSTREAM=embedded/,
+    );
+  });
+
+  it('refuses Redis without a shared credential HMAC secret', () => {
+    expect(refusal({ REDIS_URL: 'redis://127.0.0.1:6379' })).toMatch(
+      /CREDENTIAL_HMAC_SECRET: required with REDIS_URL/,
+    );
+    expect(
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CREDENTIAL_HMAC_SECRET: 'x'.repeat(16) })
+        .REDIS_URL,
+    ).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('refuses unknown cache kinds and malformed overrides, listing what is allowed', () => {
+    const unknown = refusal({ CACHE_TTL_OVERRIDES: 'app=5,aap=3' });
+    expect(unknown).toMatch(/CACHE_TTL_OVERRIDES: unknown kind "aap" \(known: certificate-/);
+    for (const kind of CACHE_KINDS) expect(unknown).toContain(kind);
+    expect(refusal({ CACHE_TTL_OVERRIDES: 'app:5' })).toMatch(
+      /CACHE_TTL_OVERRIDES: must look like kind=seconds,kind=seconds/,
+    );
+  });
+
+  it('refuses every min/max pair out of order, naming both variables', () => {
+    const pairs: [string, string, string, string][] = [
+      ['SUBSCRIPTION_POLL_MIN_MS', '6000', 'SUBSCRIPTION_POLL_MAX_MS', '5000'],
+      ['SUBSCRIPTION_POLL_MAX_MS', '300000', 'SUBSCRIPTION_MAX_LIFETIME_MS', '60000'],
+      ['UPSTREAM_CONNECT_TIMEOUT_MS', '20000', 'UPSTREAM_DEADLINE_MS', '10000'],
+      ['UPSTREAM_HEADERS_TIMEOUT_MS', '20000', 'UPSTREAM_DEADLINE_MS', '10000'],
+      ['UPSTREAM_BODY_TIMEOUT_MS', '20000', 'UPSTREAM_DEADLINE_MS', '10000'],
+      ['UPSTREAM_BUCKET_WAIT_MS', '10000', 'UPSTREAM_DEADLINE_MS', '9000'],
+      ['REDIS_COMMAND_TIMEOUT_MS', '5000', 'REDIS_CONNECT_TIMEOUT_MS', '4000'],
+    ];
+    for (const [smaller, small, larger, large] of pairs) {
+      expect(refusal({ [smaller]: small, [larger]: large })).toContain(
+        `${smaller} (${small}) must not exceed ${larger} (${large})`,
+      );
+      expect(() => loadConfig({ [smaller]: large, [larger]: large })).not.toThrow();
+    }
+  });
+
+  it('says which pattern a prefix must match', () => {
+    expect(refusal({ REDIS_KEY_PREFIX: 'has space' })).toContain(
+      'REDIS_KEY_PREFIX: must match ^[A-Za-z0-9_.-]{1,32}$',
+    );
   });
 });

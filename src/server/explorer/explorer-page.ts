@@ -4,7 +4,7 @@
  * under a strict Content-Security-Policy: no inline script (the configuration travels as inert JSON),
  * no eval, no third-party origin.
  */
-import type { ExplorerTab } from './explorer-examples.js';
+import type { ExplorerTab } from './explorer-examples.ts';
 
 /** What the page needs to know. */
 export interface ExplorerPageOptions {

@@ -8,13 +8,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { EXPLORER_TABS } from './explorer-examples.js';
+import { EXPLORER_TABS } from './explorer-examples.ts';
 import {
   EXPLORER_CSS,
   EXPLORER_PAGE_HEADERS,
   EXPLORER_SCRIPT,
   renderExplorerPage,
-} from './explorer-page.js';
+} from './explorer-page.ts';
 
 /** Where the explorer's static files are served. */
 export const EXPLORER_ASSETS_PREFIX = '/explorer/';

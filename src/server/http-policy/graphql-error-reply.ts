@@ -4,8 +4,8 @@
  * `formatGraphQLError` (the one place errors become GraphQL errors) and carries the request id.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayError } from '../../errors/gateway-errors.js';
-import { formatGraphQLError, stampRequestId } from '../../errors/graphql-errors.js';
+import type { GatewayError } from '../../errors/gateway-errors.ts';
+import { formatGraphQLError, stampRequestId } from '../../errors/graphql-errors.ts';
 
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
 

@@ -9,9 +9,9 @@
  *   bodies are streamed and never buffered against it.
  */
 import type { FastifyInstance } from 'fastify';
-import { ErrorCode } from '../../errors/error-codes.js';
-import { GatewayError } from '../../errors/gateway-errors.js';
-import { replyWithGraphQLError } from './graphql-error-reply.js';
+import { ErrorCode } from '../../errors/error-codes.ts';
+import { GatewayError } from '../../errors/gateway-errors.ts';
+import { replyWithGraphQLError } from './graphql-error-reply.ts';
 
 /** Media types a POST to the GraphQL endpoint may carry. */
 export const ACCEPTED_POST_MEDIA_TYPES: readonly string[] = [

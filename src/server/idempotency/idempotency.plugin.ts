@@ -18,12 +18,12 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HeaderMap, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
 import type { FormattedExecutionResult } from 'graphql';
-import { ErrorCode } from '../../errors/error-codes.js';
-import { GatewayError } from '../../errors/gateway-errors.js';
-import { formatGraphQLError } from '../../errors/graphql-errors.js';
-import type { GatewayContext } from '../context.js';
-import type { DoneRecord, IdempotencyStore } from './idempotency-store.js';
-import { IDEMPOTENCY_KEY, recordKeyOf, requestFingerprint } from './request-fingerprint.js';
+import { ErrorCode } from '../../errors/error-codes.ts';
+import { GatewayError } from '../../errors/gateway-errors.ts';
+import { formatGraphQLError } from '../../errors/graphql-errors.ts';
+import type { GatewayContext } from '../context.ts';
+import type { DoneRecord, IdempotencyStore } from './idempotency-store.ts';
+import { IDEMPOTENCY_KEY, recordKeyOf, requestFingerprint } from './request-fingerprint.ts';
 
 /** The request header (Fetch headers are case-insensitive; Apollo lower-cases them). */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';

@@ -6,12 +6,12 @@
  * process memory: duplicates reaching the same replica are still caught.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { RedisConnection } from '../../upstream/redis-connection.js';
+import type { RedisConnection } from '../../upstream/redis-connection.ts';
 import {
   createMemoryIdempotencyStore,
   type IdempotencyRecord,
   type IdempotencyStore,
-} from './idempotency-store.js';
+} from './idempotency-store.ts';
 
 const RELEASE_IF_OWNER = `
 local current = redis.call('GET', KEYS[1])

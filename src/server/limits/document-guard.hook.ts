@@ -10,11 +10,11 @@
  */
 import { Lexer, Source, TokenKind } from 'graphql';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ErrorCode } from '../../errors/error-codes.js';
-import { GatewayError } from '../../errors/gateway-errors.js';
-import { replyWithGraphQLError } from '../http-policy/graphql-error-reply.js';
-import { documentHash, type TrustedDocuments } from '../persisted-operations/trusted-documents.js';
-import { limitExceeded, type OperationLimits } from './operation-limits.js';
+import { ErrorCode } from '../../errors/error-codes.ts';
+import { GatewayError } from '../../errors/gateway-errors.ts';
+import { replyWithGraphQLError } from '../http-policy/graphql-error-reply.ts';
+import { documentHash, type TrustedDocuments } from '../persisted-operations/trusted-documents.ts';
+import { limitExceeded, type OperationLimits } from './operation-limits.ts';
 
 /** Options of {@link registerDocumentGuard}. */
 export interface DocumentGuardOptions {

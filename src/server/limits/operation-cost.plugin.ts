@@ -5,8 +5,8 @@
  * persisted query either: Apollo registers only after this hook passed.
  */
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
-import { operationCost } from './operation-cost.js';
-import { limitExceeded, limitGraphQLError, type OperationLimits } from './operation-limits.js';
+import { operationCost } from './operation-cost.ts';
+import { limitExceeded, limitGraphQLError, type OperationLimits } from './operation-limits.ts';
 
 /** The Apollo plugin that refuses operations past `limits.maxCost`, before execution. */
 export function operationCostPlugin<TContext extends BaseContext>(

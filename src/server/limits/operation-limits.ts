@@ -4,9 +4,9 @@
  * operation never costs an upstream call.
  */
 import { GraphQLError, type ASTNode } from 'graphql';
-import type { Config } from '../../config.js';
-import { ErrorCode } from '../../errors/error-codes.js';
-import { GatewayError } from '../../errors/gateway-errors.js';
+import type { Config } from '../../config.ts';
+import { ErrorCode } from '../../errors/error-codes.ts';
+import { GatewayError } from '../../errors/gateway-errors.ts';
 
 /** The name a refusal carries in `extensions.limit`. */
 export type LimitName =

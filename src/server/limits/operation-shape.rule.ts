@@ -15,7 +15,7 @@ import type {
   ValidationContext,
   ValidationRule,
 } from 'graphql';
-import { limitExceeded, limitGraphQLError, type OperationLimits } from './operation-limits.js';
+import { limitExceeded, limitGraphQLError, type OperationLimits } from './operation-limits.ts';
 
 /** What the rule measures of a selection set. */
 export interface SelectionShape {

@@ -4,11 +4,11 @@
  * the cost limit run here, before the first poll.
  */
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
-import type { GatewayError } from '../../errors/gateway-errors.js';
-import type { TrustedDocuments } from '../persisted-operations/trusted-documents.js';
-import { refusalOf } from './document-guard.hook.js';
-import { operationCost } from './operation-cost.js';
-import { limitExceeded, type OperationLimits } from './operation-limits.js';
+import type { GatewayError } from '../../errors/gateway-errors.ts';
+import type { TrustedDocuments } from '../persisted-operations/trusted-documents.ts';
+import { refusalOf } from './document-guard.hook.ts';
+import { operationCost } from './operation-cost.ts';
+import { limitExceeded, type OperationLimits } from './operation-limits.ts';
 
 export interface SubscriptionGuard {
   /** Before parsing: document size, token count, trusted documents. */

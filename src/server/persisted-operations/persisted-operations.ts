@@ -10,10 +10,10 @@
 import { Keyv } from 'keyv';
 import KeyvRedis from '@keyv/redis';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RedisClient } from '../../upstream/redis-connection.js';
-import { LruKeyvStore } from '../../upstream/lru-keyv-store.js';
-import { createKeyvDocumentCache, type DocumentCache } from './document-cache.js';
-import { loadTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
+import type { RedisClient } from '../../upstream/redis-connection.ts';
+import { LruKeyvStore } from '../../upstream/lru-keyv-store.ts';
+import { createKeyvDocumentCache, type DocumentCache } from './document-cache.ts';
+import { loadTrustedDocuments, type TrustedDocuments } from './trusted-documents.ts';
 
 /** Options of {@link createPersistedOperations}. */
 export interface PersistedOperationsOptions {

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { hashOfCacheKey, type DocumentCache } from './document-cache.js';
+import { hashOfCacheKey, type DocumentCache } from './document-cache.ts';
 
 /** The documents of a trusted-documents manifest, by SHA-256. */
 export interface TrustedDocuments {

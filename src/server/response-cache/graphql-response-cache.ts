@@ -11,8 +11,8 @@
  * request; the document already passed every limit when it was first answered.
  */
 import { createHash } from 'node:crypto';
-import type { ResponseCache } from '../../upstream/response-cache.js';
-import type { Replayability } from '../../upstream/request-facts.js';
+import type { ResponseCache } from '../../upstream/response-cache.ts';
+import type { Replayability } from '../../upstream/request-facts.ts';
 
 /** The parts of a request that decide its response. */
 export interface ReplayKeyParts {

@@ -5,11 +5,11 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { GatewayMetrics } from '../../observability/metrics.js';
-import type { CredentialFactory } from '../../upstream/credential.js';
-import { bearerToken } from '../../upstream/credential.js';
-import type { GatewayContext } from '../context.js';
-import type { GraphqlResponseCache } from './graphql-response-cache.js';
+import type { GatewayMetrics } from '../../observability/metrics.ts';
+import type { CredentialFactory } from '../../upstream/credential.ts';
+import { bearerToken } from '../../upstream/credential.ts';
+import type { GatewayContext } from '../context.ts';
+import type { GraphqlResponseCache } from './graphql-response-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -8,12 +8,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult as SseExecutionResult } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
 import type { ExecutionArgs } from 'graphql';
-import { bearerToken, type CredentialFactory } from '../../upstream/credential.js';
+import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import {
   formatSubscriptionResult,
   prepareSubscription,
   type SubscriptionExecutionOptions,
-} from './subscription-execution.js';
+} from './subscription-execution.ts';
 
 export interface GraphQLSseOptions extends SubscriptionExecutionOptions {
   readonly path: string;

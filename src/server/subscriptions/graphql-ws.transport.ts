@@ -11,14 +11,14 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import type { GatewayContext } from '../context.js';
-import { bearerToken, type CredentialFactory } from '../../upstream/credential.js';
+import type { GatewayContext } from '../context.ts';
+import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import {
   formatRequestErrors,
   formatSubscriptionResult,
   prepareSubscription,
   type SubscriptionExecutionOptions,
-} from './subscription-execution.js';
+} from './subscription-execution.ts';
 
 export interface GraphQLWsOptions extends SubscriptionExecutionOptions {
   readonly path: string;

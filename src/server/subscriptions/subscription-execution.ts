@@ -6,6 +6,7 @@
  * Only subscriptions are served here. Queries and mutations go to `POST /graphql`, where Apollo
  * Server's plugins (logging, limits, CSRF prevention) apply to them.
  */
+import { variableValueProblems } from '../variable-values.ts';
 import {
   getOperationAST,
   GraphQLError,
@@ -24,12 +25,12 @@ import {
   formatGraphQLError,
   stampRequestId,
   type FormatOptions,
-} from '../../errors/graphql-errors.js';
-import type { Credential } from '../../upstream/credential.js';
-import { ErrorCode } from '../../errors/error-codes.js';
-import { limitGraphQLError } from '../limits/operation-limits.js';
-import type { SubscriptionGuard } from '../limits/subscription-guard.js';
-import type { GatewayContext } from '../context.js';
+} from '../../errors/graphql-errors.ts';
+import type { Credential } from '../../upstream/credential.ts';
+import { ErrorCode } from '../../errors/error-codes.ts';
+import { limitGraphQLError } from '../limits/operation-limits.ts';
+import type { SubscriptionGuard } from '../limits/subscription-guard.ts';
+import type { GatewayContext } from '../context.ts';
 
 /** The request side of a context: what `createGatewayContext` needs besides its dependencies. */
 export interface SubscriptionRequest {
@@ -104,6 +105,8 @@ export function prepareSubscription(
     params.variables ?? undefined,
   );
   if (refusedOperation) return [limitGraphQLError(refusedOperation, operation)];
+  const variableProblems = variableValueProblems(options.schema, operation, params.variables);
+  if (variableProblems.length > 0) return variableProblems;
   return {
     schema: options.schema,
     document,

@@ -6,10 +6,10 @@
  * on long-lived connections.
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { CredentialFactory } from '../../upstream/credential.js';
-import { registerGraphQLSse } from './graphql-sse.transport.js';
-import { registerGraphQLWs } from './graphql-ws.transport.js';
-import type { SubscriptionExecutionOptions } from './subscription-execution.js';
+import type { CredentialFactory } from '../../upstream/credential.ts';
+import { registerGraphQLSse } from './graphql-sse.transport.ts';
+import { registerGraphQLWs } from './graphql-ws.transport.ts';
+import type { SubscriptionExecutionOptions } from './subscription-execution.ts';
 
 export interface SubscriptionTransportOptions extends SubscriptionExecutionOptions {
   /** The GraphQL route (`/graphql`). */

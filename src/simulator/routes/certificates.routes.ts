@@ -18,9 +18,9 @@
  * - Download of an entitlement whose latest certificate is not issued: 409 `CERTIFICATE_NOT_ISSUED`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { SimContext } from '../sim-context.js';
-import { SimError, invalidField, notFound } from '../sim-errors.js';
-import { enumParam, intQuery, requiredParam } from '../sim-query.js';
+import type { SimContext } from '../sim-context.ts';
+import { SimError, invalidField, notFound } from '../sim-errors.ts';
+import { enumParam, intQuery, requiredParam } from '../sim-query.ts';
 import {
   contactFor,
   coverageOf,
@@ -28,9 +28,9 @@ import {
   lifecycleOf,
   serialFor,
   type SimCertificate,
-} from '../fixtures/certificates.fixtures.js';
-import { issuePemChain } from '../pem-issuer.js';
-import { DOMAIN, parseOrder, parseReissue } from './certificates/certificate-bodies.validation.js';
+} from '../fixtures/certificates.fixtures.ts';
+import { issuePemChain } from '../pem-issuer.ts';
+import { DOMAIN, parseOrder, parseReissue } from './certificates/certificate-bodies.validation.ts';
 
 const READ = { scope: 'ssl.certificates:read' };
 const DAY = 86_400_000;

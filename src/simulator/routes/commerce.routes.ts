@@ -43,11 +43,11 @@
  *   back in the response header of both transaction operations.
  */
 import type { FastifyInstance } from 'fastify';
-import type { SimContext } from '../sim-context.js';
-import { registerChannelRoutes } from './commerce/channels.routes.js';
-import { registerCustomerRoutes } from './commerce/customers.routes.js';
-import { registerStoreRoutes } from './commerce/stores.routes.js';
-import { registerTransactionRoutes } from './commerce/transactions.routes.js';
+import type { SimContext } from '../sim-context.ts';
+import { registerChannelRoutes } from './commerce/channels.routes.ts';
+import { registerCustomerRoutes } from './commerce/customers.routes.ts';
+import { registerStoreRoutes } from './commerce/stores.routes.ts';
+import { registerTransactionRoutes } from './commerce/transactions.routes.ts';
 
 export async function registerCommerceRoutes(app: FastifyInstance, ctx: SimContext): Promise<void> {
   registerStoreRoutes(app, ctx);

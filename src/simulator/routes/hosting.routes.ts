@@ -68,19 +68,19 @@
  *   `total` = matching entries before truncation; `logs` = the newest `lines`, oldest first.
  */
 import type { FastifyInstance } from 'fastify';
-import type { SimContext } from '../sim-context.js';
-import { registerAppRoutes } from './hosting/apps.routes.js';
-import { registerDeploymentRoutes } from './hosting/deployments.routes.js';
-import { registerLogRoutes } from './hosting/logs.routes.js';
-import { registerSecretRoutes } from './hosting/secrets.routes.js';
-import { registerSourceRoutes } from './hosting/source.routes.js';
+import type { SimContext } from '../sim-context.ts';
+import { registerAppRoutes } from './hosting/apps.routes.ts';
+import { registerDeploymentRoutes } from './hosting/deployments.routes.ts';
+import { registerLogRoutes } from './hosting/logs.routes.ts';
+import { registerSecretRoutes } from './hosting/secrets.routes.ts';
+import { registerSourceRoutes } from './hosting/source.routes.ts';
 
 export {
   HOSTING_OPERATIONS,
   HOSTING_PREFIX,
   HOSTING_SCOPES,
   type HostingOperation,
-} from './hosting/hosting-operations.config.js';
+} from './hosting/hosting-operations.config.ts';
 
 /** Registers the 14 hosting operations; each route carries its `scope` and `ipClass` config. */
 export async function registerHostingRoutes(app: FastifyInstance, ctx: SimContext): Promise<void> {

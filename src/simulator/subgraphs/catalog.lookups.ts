@@ -4,8 +4,8 @@ import type {
   CategoryRecord,
   SkuGroupRecord,
   SkuRecord,
-} from '../fixtures/subgraph.fixtures.js';
-import { gqlError, storeOf, type SubgraphContext } from './subgraph-common.js';
+} from '../fixtures/subgraph.fixtures.ts';
+import { gqlError, storeOf, type SubgraphContext } from './subgraph-common.ts';
 
 export interface SkuFilter {
   status?: CatalogStatus | null;

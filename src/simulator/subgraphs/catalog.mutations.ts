@@ -10,7 +10,7 @@ import {
   type SkuGroupRecord,
   type SkuPriceRecord,
   type SkuRecord,
-} from '../fixtures/subgraph.fixtures.js';
+} from '../fixtures/subgraph.fixtures.ts';
 import {
   findCategory,
   findSku,
@@ -18,7 +18,7 @@ import {
   skuOrThrow,
   storeCategories,
   storeSkus,
-} from './catalog.lookups.js';
+} from './catalog.lookups.ts';
 import {
   badInput,
   checkMoney,
@@ -29,7 +29,7 @@ import {
   unique,
   type MoneyInput,
   type SubgraphContext,
-} from './subgraph-common.js';
+} from './subgraph-common.ts';
 
 interface PriceInput {
   type: PriceType;

@@ -14,7 +14,7 @@ import type {
   PriceType,
   SkuGroupRecord,
   SkuRecord,
-} from '../fixtures/subgraph.fixtures.js';
+} from '../fixtures/subgraph.fixtures.ts';
 import {
   filterSkus,
   findCategory,
@@ -23,11 +23,11 @@ import {
   storeCategories,
   storeSkus,
   type SkuFilter,
-} from './catalog.lookups.js';
-import { catalogMutations } from './catalog.mutations.js';
-import { catalogTypeDefs } from './catalog.sdl.js';
-import { paginate, storeOf, type SubgraphContext } from './subgraph-common.js';
-import { createSubgraphSchema } from './subgraph-schema.js';
+} from './catalog.lookups.ts';
+import { catalogMutations } from './catalog.mutations.ts';
+import { catalogTypeDefs } from './catalog.sdl.ts';
+import { paginate, storeOf, type SubgraphContext } from './subgraph-common.ts';
+import { makeExecutableSchema } from '@graphql-tools/schema';
 
 interface PageArgs {
   first?: number | null;
@@ -115,5 +115,5 @@ const resolvers = {
 
 /** Builds the catalog schema; resolvers read the store and state from the execution context. */
 export function createCatalogSchema(): GraphQLSchema {
-  return createSubgraphSchema(catalogTypeDefs, resolvers);
+  return makeExecutableSchema({ typeDefs: catalogTypeDefs, resolvers });
 }

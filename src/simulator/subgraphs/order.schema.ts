@@ -11,9 +11,9 @@
  * Its own `Node`, `PageInfo`, `Money` (`amount`, not the catalog's `value`) and `SimpleMoneyInput`
  * collide by name with the catalog's, and its root field `node` collides with the catalog's `node`.
  */
-import { createSubgraphSchema } from './subgraph-schema.js';
+import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
-import { STORE_ACCOUNTS } from '../accounts.js';
+import { STORE_ACCOUNTS } from '../accounts.ts';
 import {
   buildLineItem,
   nextId,
@@ -21,7 +21,7 @@ import {
   type LineItemRecord,
   type OrderRecord,
   type OrderStatus,
-} from '../fixtures/subgraph.fixtures.js';
+} from '../fixtures/subgraph.fixtures.ts';
 import {
   badInput,
   checkCurrency,
@@ -31,8 +31,8 @@ import {
   paginate,
   type MoneyInput,
   type SubgraphContext,
-} from './subgraph-common.js';
-import { orderTypeDefs } from './order.sdl.js';
+} from './subgraph-common.ts';
+import { orderTypeDefs } from './order.sdl.ts';
 
 interface LineItemInput {
   skuId: string;
@@ -286,5 +286,5 @@ const resolvers = {
 
 /** Builds the order schema; resolvers read the caller's account and state from the context. */
 export function createOrderSchema(): GraphQLSchema {
-  return createSubgraphSchema(orderTypeDefs, resolvers);
+  return makeExecutableSchema({ typeDefs: orderTypeDefs, resolvers });
 }

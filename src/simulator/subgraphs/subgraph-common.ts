@@ -4,8 +4,8 @@
  * types (`PageInfo`, `Money`, …) as independent services would.
  */
 import { GraphQLError } from 'graphql';
-import type { AccountId } from '../accounts.js';
-import type { SubgraphState } from '../fixtures/subgraph.fixtures.js';
+import type { AccountId } from '../accounts.ts';
+import type { SubgraphState } from '../fixtures/subgraph.fixtures.ts';
 
 /** The `contextValue` of every subgraph execution. */
 export interface SubgraphContext {

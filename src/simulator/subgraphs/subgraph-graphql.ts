@@ -17,9 +17,9 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import type { SimPrincipal } from '../accounts.js';
-import { SimError } from '../sim-errors.js';
-import type { SubgraphContext } from './subgraph-common.js';
+import type { SimPrincipal } from '../accounts.ts';
+import { SimError } from '../sim-errors.ts';
+import type { SubgraphContext } from './subgraph-common.ts';
 
 export interface SubgraphRequestBody {
   query: string;

@@ -14,14 +14,14 @@
  * then GraphQL (200 with `data` and/or `errors`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { STORE_ACCOUNTS, type SimPrincipal } from '../accounts.js';
-import type { SimContext } from '../sim-context.js';
-import { notFound, SimError } from '../sim-errors.js';
-import { createCatalogSchema } from './catalog.schema.js';
-import { createOrderSchema } from './order.schema.js';
-import { unique } from './subgraph-common.js';
-import { parseRequestBody, runGraphQL, type ScopePolicy } from './subgraph-graphql.js';
-import { createTaxSchema } from './tax.schema.js';
+import { STORE_ACCOUNTS, type SimPrincipal } from '../accounts.ts';
+import type { SimContext } from '../sim-context.ts';
+import { notFound, SimError } from '../sim-errors.ts';
+import { createCatalogSchema } from './catalog.schema.ts';
+import { createOrderSchema } from './order.schema.ts';
+import { unique } from './subgraph-common.ts';
+import { parseRequestBody, runGraphQL, type ScopePolicy } from './subgraph-graphql.ts';
+import { createTaxSchema } from './tax.schema.ts';
 
 const CATALOG_WINDOW_MS = 60_000;
 

@@ -8,7 +8,7 @@
  * Its own `Status` (ACTIVE, INACTIVE) and `PageInfo` (forward only) collide by name, not by shape,
  * with the catalog's.
  */
-import { createSubgraphSchema } from './subgraph-schema.js';
+import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import {
   defaultTaxArea,
@@ -19,7 +19,7 @@ import {
   type RateRecord,
   type TaxAreaRecord,
   type TaxStatus,
-} from '../fixtures/subgraph.fixtures.js';
+} from '../fixtures/subgraph.fixtures.ts';
 import {
   badInput,
   checkCurrency,
@@ -29,8 +29,8 @@ import {
   requireText,
   storeOf,
   type SubgraphContext,
-} from './subgraph-common.js';
-import { taxTypeDefs } from './tax.sdl.js';
+} from './subgraph-common.ts';
+import { taxTypeDefs } from './tax.sdl.ts';
 
 interface CreateRateInput {
   label: string;
@@ -312,5 +312,5 @@ const resolvers = {
 
 /** Builds the tax schema; resolvers read the store and state from the execution context. */
 export function createTaxSchema(): GraphQLSchema {
-  return createSubgraphSchema(taxTypeDefs, resolvers);
+  return makeExecutableSchema({ typeDefs: taxTypeDefs, resolvers });
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { encodeGlobalId } from '../../../src/graph/global-id.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { encodeGlobalId } from '../../../src/graph/global-id.ts';
 
 let stack: Stack;
 beforeAll(async () => {

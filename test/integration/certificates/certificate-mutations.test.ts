@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { createCsr } from '../../support/csr.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { createCsr } from '../../support/csr.ts';
 
 let stack: Stack;
 beforeAll(async () => {

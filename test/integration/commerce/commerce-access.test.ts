@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import {
   CANARY_CARD_NUMBER,
   CANARY_TRACK1,
@@ -7,7 +7,7 @@ import {
   CANARY_TRACK3,
   CANARY_VALUES,
   COMMERCE_IDS,
-} from '../../../src/simulator/fixtures/commerce.fixtures.js';
+} from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 
 let stack: Stack;
 beforeAll(async () => {

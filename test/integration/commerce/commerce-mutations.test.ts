@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 
 let stack: Stack;
 beforeAll(async () => {

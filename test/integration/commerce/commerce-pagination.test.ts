@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import {
   COMMERCE_IDS,
   STORE_A_CUSTOMER_COUNT,
   STORE_A_TRANSACTION_COUNT,
-} from '../../../src/simulator/fixtures/commerce.fixtures.js';
+} from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 
 let stack: Stack;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 
 // Call counts are about what the gateway asks for: the response cache (another layer) is off so
 // that a read repeated by an earlier test does not hide a call.

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.js';
-import { createCredentialFactory } from '../../../src/upstream/credential.js';
-import { createTransport } from '../../../src/upstream/http-transport.js';
-import { DEFAULT_RETRY_POLICY } from '../../../src/upstream/retry-policy.js';
-import { createUpstreamClient } from '../../../src/upstream/upstream-client.js';
-import { pullRemoteSchemas } from '../../../src/stitching/pull-remote-schemas.js';
-import { REMOTE_SUBGRAPHS, snapshotUrl } from '../../../src/stitching/remote-subgraphs.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
+import { createCredentialFactory } from '../../../src/upstream/credential.ts';
+import { createTransport } from '../../../src/upstream/http-transport.ts';
+import { DEFAULT_RETRY_POLICY } from '../../../src/upstream/retry-policy.ts';
+import { createUpstreamClient } from '../../../src/upstream/upstream-client.ts';
+import { pullRemoteSchemas } from '../../../src/stitching/pull-remote-schemas.ts';
+import { REMOTE_SUBGRAPHS, snapshotUrl } from '../../../src/stitching/remote-subgraphs.ts';
 
 let stack: Stack;
 beforeAll(async () => {

@@ -4,7 +4,7 @@
  * RATE_LIMITED with retryAfterSec when the budget is spent, while cached fields still resolve.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 const VIEWER = '{ viewer { rateLimit { limit remaining resetSec } } }';
 const LIST = (first: number) =>

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 const PAGE = `{ certificateCustomer(customerId: "demo-customer") {
   certificates(first: 3) { edges { node { certificateId status csr domainVerifications { domain status } } } } } }`;

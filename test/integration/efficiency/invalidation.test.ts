@@ -5,11 +5,11 @@
  * the upstream.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.js';
-import { createCredentialFactory } from '../../../src/upstream/credential.js';
-import type { UpstreamCall } from '../../../src/upstream/upstream-call.js';
-import { createCsr } from '../../support/csr.js';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
+import { createCredentialFactory } from '../../../src/upstream/credential.ts';
+import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
+import { createCsr } from '../../support/csr.ts';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 const credentialFor = createCredentialFactory('integration-secret-0123456789');
 const demo = credentialFor('demo-token');

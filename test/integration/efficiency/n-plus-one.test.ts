@@ -5,8 +5,8 @@
  * per request however many fields, aliases or paths ask for it, and not at all on a revisit.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { SCREENS } from '../../bench/journey.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { SCREENS } from '../../bench/journey.ts';
 
 let stack: Stack;
 beforeAll(async () => {

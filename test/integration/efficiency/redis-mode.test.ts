@@ -4,10 +4,10 @@
  * never "unlimited"), tested against a port where no Redis listens.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.js';
-import { CANARY_VALUES } from '../../../src/simulator/fixtures/transactions.fixtures.js';
-import { createCredentialFactory } from '../../../src/upstream/credential.js';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
+import { CANARY_VALUES } from '../../../src/simulator/fixtures/transactions.fixtures.ts';
+import { createCredentialFactory } from '../../../src/upstream/credential.ts';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import {
   DEAD_REDIS_URL,
   REDIS_URL,
@@ -17,7 +17,7 @@ import {
   testPrefix,
   testRedisAvailable,
   type TestRedis,
-} from '../../support/redis.js';
+} from '../../support/redis.ts';
 
 const SECRET = 'redis-mode-test-secret-0123456789';
 const CANARY_TOKEN = 'canary-token-3d9f0b7e5a';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { REPLAY_HEADER } from '../../../src/server/response-cache/response-replay.hook.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { REPLAY_HEADER } from '../../../src/server/response-cache/response-replay.hook.ts';
 
 let stack: Stack;
 beforeAll(async () => {

@@ -5,8 +5,8 @@
  * untouched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
-import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.js';
+import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
+import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 import {
   REDIS_URL,
   connectTestRedis,
@@ -14,7 +14,7 @@ import {
   testPrefix,
   testRedisAvailable,
   type TestRedis,
-} from '../../support/redis.js';
+} from '../../support/redis.ts';
 
 const WINDOW = 30;
 const cert = (n: number) => `cert-${String(n).padStart(4, '0')}`;

@@ -4,8 +4,8 @@
  * say, and the gateway passes them on typed (FORBIDDEN names the scope).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { postMultipart, smallZip } from '../../support/graphql-multipart.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { postMultipart, smallZip } from '../../support/graphql-multipart.ts';
 
 let stack: Stack;
 beforeAll(async () => {

@@ -4,9 +4,9 @@
  * polling, by graphql-ws subscriptions, and by GraphQL over SSE.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { postMultipart, smallZip } from '../../support/graphql-multipart.js';
-import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { postMultipart, smallZip } from '../../support/graphql-multipart.ts';
+import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.ts';
 
 let stack: Stack;
 beforeAll(async () => {

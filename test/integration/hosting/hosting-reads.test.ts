@@ -3,7 +3,7 @@
  * `app(appId:)`), open value sets, secret metadata without values, logs, and `node(id:)`.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 const H = '/v1/hosting/nodejs';
 

@@ -4,9 +4,9 @@
  * as results, and a shutdown that completes open streams instead of waiting for them.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { postMultipart, smallZip } from '../../support/graphql-multipart.js';
-import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { postMultipart, smallZip } from '../../support/graphql-multipart.ts';
+import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.ts';
 
 const JOB_ROUTE = 'GET /v1/hosting/nodejs/apps/jobs/{jobId}';
 const UPLOAD_ROUTE = 'GET /v1/hosting/nodejs/apps/{appId}/source/status';
@@ -192,7 +192,9 @@ describe('errors as results', () => {
 
 describe('shutdown', () => {
   it('completes open streams instead of waiting for them', async () => {
-    const slow = await startStack({ env: { SUBSCRIPTION_POLL_MIN_MS: '60000' } });
+    const slow = await startStack({
+      env: { SUBSCRIPTION_POLL_MIN_MS: '60000', SUBSCRIPTION_POLL_MAX_MS: '60000' },
+    });
     const { body } = await slow.gql(CREATE, { name: 'shutdown-watch' });
     const jobId = body.data.createApp.job.jobId;
     const client = wsClient(slow.url, { authorization: 'Bearer demo-token' });

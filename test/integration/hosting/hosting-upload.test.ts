@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { postMultipart, smallZip } from '../../support/graphql-multipart.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { postMultipart, smallZip } from '../../support/graphql-multipart.ts';
 
 const UPLOAD = `mutation($input: UploadAppSourceInput!) { uploadAppSource(input: $input) {
   jobId bytes userErrors { code message path } } }`;

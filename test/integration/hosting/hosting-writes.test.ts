@@ -4,8 +4,8 @@
  * name the read that tells the truth.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { collectSse } from '../../support/subscription-clients.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { collectSse } from '../../support/subscription-clients.ts';
 
 const H = '/v1/hosting/nodejs';
 

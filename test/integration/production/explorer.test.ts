@@ -3,8 +3,8 @@
  * its saved examples are valid operations of the graph.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPLORER_TABS } from '../../../src/server/explorer/explorer-examples.js';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { EXPLORER_TABS } from '../../../src/server/explorer/explorer-examples.ts';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 

@@ -6,7 +6,7 @@
  */
 import { serverAudits, type AuditResult } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 /** The SHOULD audits Weft fails on purpose, with the reason the README gives. */
 const EXPECTED_SHOULD_FAILURES: Readonly<Record<string, string>> = {

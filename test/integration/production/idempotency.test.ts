@@ -4,12 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { createGateway, type Gateway } from '../../../src/server/create-gateway.js';
-import { createLogger } from '../../../src/server/logger.js';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { createCsr } from '../../support/csr.js';
-import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.js';
+import { loadConfig } from '../../../src/config.ts';
+import { createGateway, type Gateway } from '../../../src/server/create-gateway.ts';
+import { createLogger } from '../../../src/server/logger.ts';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { createCsr } from '../../support/csr.ts';
+import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.ts';
 
 const ORDER = `mutation Order($input: OrderCertificateInput!) {
   orderCertificate(input: $input) { certificateId userErrors { code message path } } }`;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 let stack: Stack | undefined;
 afterEach(async () => {

@@ -7,11 +7,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { createGateway, type Gateway } from '../../../src/server/create-gateway.js';
-import { createLogger } from '../../../src/server/logger.js';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.js';
+import { loadConfig } from '../../../src/config.ts';
+import { createGateway, type Gateway } from '../../../src/server/create-gateway.ts';
+import { createLogger } from '../../../src/server/logger.ts';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -84,13 +84,23 @@ describe('automatic persisted queries (in memory)', () => {
 
 describe.skipIf(!testRedisAvailable)('automatic persisted queries in Redis', () => {
   const prefix = testPrefix('apq');
-  const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix };
+  const env = {
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    CREDENTIAL_HMAC_SECRET: 'apq-replicas-secret-0123',
+  };
   let stack: Stack;
   let replica: Gateway;
   let replicaUrl: string;
   beforeAll(async () => {
     stack = await startStack({ env });
-    const config = loadConfig({ ...env, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' });
+    const config = loadConfig({
+      ...env,
+      UPSTREAM_URL: stack.sim.url,
+      LOG_LEVEL: 'silent',
+      PORT: '0',
+      HOST: '127.0.0.1',
+    });
     replica = await createGateway(config, createLogger(config), stack.sim.url);
     replicaUrl = await replica.listen();
   });

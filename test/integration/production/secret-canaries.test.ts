@@ -6,8 +6,9 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type GqlResult, type Stack } from '../../support/gateway-harness.js';
-import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.js';
+import { startStack, type GqlResult, type Stack } from '../../support/gateway-harness.ts';
+import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.ts';
+import { collectSse } from '../../support/subscription-clients.ts';
 
 const CANARY_TOKEN = `canaryTok-${randomBytes(12).toString('hex')}`;
 const CANARY_SECRET = `canary-secret-${randomBytes(12).toString('hex')}`;
@@ -23,7 +24,13 @@ describe.skipIf(!testRedisAvailable)('canaries', () => {
   let appId: string;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { REDIS_URL, REDIS_KEY_PREFIX: prefix } });
+    stack = await startStack({
+      env: {
+        REDIS_URL,
+        REDIS_KEY_PREFIX: prefix,
+        CREDENTIAL_HMAC_SECRET: 'canary-test-secret-0123',
+      },
+    });
     const apps = await stack.gql('{ apps { appId } }');
     appId = apps.body.data.apps[0].appId;
   });
@@ -108,5 +115,67 @@ describe.skipIf(!testRedisAvailable)('canaries', () => {
       expect(entry.value).not.toContain(CANARY_TOKEN);
       expect(entry.value).not.toContain(CANARY_SECRET);
     }
+  });
+});
+
+describe('a canary in a wrongly typed variable', () => {
+  const canary = `canary-value-${randomBytes(12).toString('hex')}`;
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack.close());
+
+  it('is refused by name and type, and appears in no response or log line', async () => {
+    await stack.resetCounts();
+    const scalar = await stack.gql(
+      `query($id: ID!, $first: Int) { certificateCustomer(customerId: $id) { certificates(first: $first) { totalCount } } }`,
+      { id: 'demo-customer', first: canary },
+    );
+    expect(scalar.status).toBe(400);
+    expect(scalar.body.errors).toEqual([
+      expect.objectContaining({
+        message: 'Variable "$first" got an invalid value. Expected a value of type "Int".',
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'first' }),
+      }),
+    ]);
+
+    const nested = await stack.gql(CHANGE_SECRETS, {
+      input: { appId: 'app-0001', additions: [{ name: 'K', value: { secret: canary } }] },
+    });
+    expect(nested.status).toBe(400);
+    expect(nested.body.errors[0].message).toBe(
+      'Variable "$input" got an invalid value at "input.additions[0].value". Expected a value of type "String!".',
+    );
+    expect(nested.body.errors[0].extensions.field).toBe('input.additions[0].value');
+
+    const missing = await stack.gql(CHANGE_SECRETS, {
+      input: { additions: [{ name: 'K', value: canary }] },
+    });
+    expect(missing.body.errors[0].message).toMatch(
+      /^Variable "\$input" got an invalid value\. Field "appId" of required type "ID!" was not provided\.$/,
+    );
+
+    const sse = await collectSse(
+      stack.url,
+      `subscription($jobId: ID!) { appJob(jobId: $jobId) { status } }`,
+      { jobId: { canary } },
+    );
+    const sseText = JSON.stringify(sse);
+    expect(sseText).toContain('BAD_USER_INPUT');
+
+    expect(await stack.upstreamCalls()).toBe(0);
+    // The refusals are logged once each, at info, with their code.
+    const refusals = stack.logs
+      .map((line) => JSON.parse(line) as { level: number; msg: string; errorCodes?: string[] })
+      .filter((entry) => entry.msg === 'graphql operation' && entry.errorCodes);
+    expect(refusals.map((entry) => [entry.level, entry.errorCodes])).toEqual([
+      [30, ['BAD_USER_INPUT']],
+      [30, ['BAD_USER_INPUT']],
+      [30, ['BAD_USER_INPUT']],
+    ]);
+    expect(stack.logs.filter((line) => JSON.parse(line).level >= 50)).toEqual([]);
+    const everything = [...stack.logs, scalar.text, nested.text, missing.text, sseText].join('\n');
+    expect(everything).not.toContain(canary);
   });
 });

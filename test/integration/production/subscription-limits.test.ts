@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
-import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.ts';
 
 let stack: Stack;
 beforeAll(async () => {

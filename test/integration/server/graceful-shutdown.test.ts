@@ -1,55 +1,117 @@
-import { spawn } from 'node:child_process';
+/**
+ * Shutdown as production runs it: `node src/main.ts` with NODE_ENV=production against a standalone
+ * upstream. SIGTERM arrives while a slow query is in flight and two subscriptions (graphql-ws and
+ * SSE) are open: the query is answered, the streams end, the log says "stopped", the exit code is 0.
+ */
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
+import { createClient as createSseClient } from 'graphql-sse';
 import { request } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGatewayProcess } from '../../support/gateway-process.ts';
+import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
+import { wsClient } from '../../support/subscription-clients.ts';
 
-/** Starts `src/main.ts` as a real process (embedded simulator, 800 ms upstream latency). */
-async function startMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines = createInterface({ input: child.stdout });
-  const url = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
-      if (entry.msg === 'Weft is serving the graph' && entry.url) resolve(entry.url);
+const CREATE = `mutation($name: String!) { createApp(input: { name: $name }) { job { jobId } } }`;
+const SUB_JOB = `subscription($jobId: ID!) { appJob(jobId: $jobId) { jobId status } }`;
+const SLOW_QUERY =
+  '{ certificatesByEntitlement(entitlementId: "demo-entitlement") { certificateId } }';
+
+let sim: RunningSimulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+afterAll(() => sim.close());
+
+describe('graceful shutdown in production mode', () => {
+  it('answers the in-flight request, ends open subscriptions, logs "stopped" and exits 0', async () => {
+    const gateway = await startGatewayProcess({
+      NODE_ENV: 'production',
+      UPSTREAM_URL: sim.url,
+      // The subscriptions stay open: nothing is polled again within the test.
+      SUBSCRIPTION_POLL_MIN_MS: '60000',
+      SUBSCRIPTION_POLL_MAX_MS: '60000',
+      SHUTDOWN_TIMEOUT_MS: '5000',
     });
-    child.once('exit', (code) => reject(new Error(`exited early with ${code}`)));
-  });
-  return { child, url };
-}
+    const { body } = await gateway.gql(CREATE, { name: 'shutdown-watch' });
+    const jobId = body.data.createApp.job.jobId as string;
 
-describe('graceful shutdown', () => {
-  it('finishes in-flight requests on SIGTERM, then exits 0', async () => {
-    const { child, url } = await startMain({ SIM_LATENCY_MS: '800' });
-    const inFlight = request(url, {
+    // Both subscriptions have delivered their first result before the signal.
+    const client = wsClient(gateway.url, { authorization: 'Bearer demo-token' });
+    const sseClient = createSseClient({
+      url: `${gateway.url}/graphql`,
+      singleConnection: false,
+      retryAttempts: 0,
+      headers: { authorization: 'Bearer demo-token' },
+    });
+    const ws = client.iterate({ query: SUB_JOB, variables: { jobId } });
+    const sse = sseClient.iterate({ query: SUB_JOB, variables: { jobId } });
+    const firsts = await Promise.all([ws.next(), sse.next()]);
+    for (const first of firsts) expect(first.value?.data?.appJob.status).toBe('PENDING');
+
+    sim.simulator.configure({ latencyMs: 1_500 });
+    const inFlight = request(`${gateway.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
-      body: JSON.stringify({
-        query: '{ certificatesByEntitlement(entitlementId: "demo-entitlement") { certificateId } }',
-      }),
+      body: JSON.stringify({ query: SLOW_QUERY }),
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    gateway.child.kill('SIGTERM');
+
     const response = await inFlight;
-    const body = (await response.body.json()) as { data: { certificatesByEntitlement: unknown[] } };
+    const answer = (await response.body.json()) as {
+      data: { certificatesByEntitlement: unknown[] };
+    };
     expect(response.statusCode).toBe(200);
-    expect(body.data.certificatesByEntitlement).toHaveLength(1);
-    const [code] = (await once(child, 'exit')) as [number];
-    expect(code).toBe(0);
+    expect(answer.data.certificatesByEntitlement).toHaveLength(1);
+
+    // Then the server completed both streams (no error, no cut connection).
+    const lasts = await Promise.all([ws.next(), sse.next()]);
+    expect(lasts).toEqual([
+      { done: true, value: undefined },
+      { done: true, value: undefined },
+    ]);
+    await client.dispose();
+    sseClient.dispose();
+
+    const [code, signal] = (await once(gateway.child, 'exit')) as [number | null, string | null];
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    const messages = gateway.logs.map((line) => {
+      try {
+        return (JSON.parse(line) as { msg?: string }).msg;
+      } catch {
+        return line;
+      }
+    });
+    expect(messages).toContain('stopped');
+    expect(messages.indexOf('stopped')).toBe(messages.length - 1);
+    sim.simulator.configure({ latencyMs: 0 });
   });
 
-  it('fails fast with a message naming a bad variable', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...process.env, PORT: 'not-a-port' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  it('cuts a request that outlives SHUTDOWN_TIMEOUT_MS and still stops cleanly', async () => {
+    const gateway = await startGatewayProcess({
+      NODE_ENV: 'production',
+      UPSTREAM_URL: sim.url,
+      SHUTDOWN_TIMEOUT_MS: '500',
+      UPSTREAM_DEADLINE_MS: '20000',
+      UPSTREAM_HEADERS_TIMEOUT_MS: '20000',
     });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-    const [code] = (await once(child, 'exit')) as [number];
-    expect(code).toBe(1);
-    expect(stderr).toContain('PORT');
+    sim.simulator.configure({ latencyMs: 8_000 });
+    const inFlight = request(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
+      body: JSON.stringify({ query: SLOW_QUERY }),
+    }).then(
+      () => 'answered',
+      () => 'cut',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    gateway.child.kill('SIGTERM');
+    const [code] = (await once(gateway.child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await inFlight).toBe('cut');
+    expect(gateway.logs.join('\n')).toContain('outlived the shutdown bound');
+    sim.simulator.configure({ latencyMs: 0 });
   });
 });

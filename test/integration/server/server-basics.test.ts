@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../support/gateway-harness.js';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 let stack: Stack;
 beforeAll(async () => {

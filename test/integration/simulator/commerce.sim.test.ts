@@ -1,7 +1,7 @@
 /** The simulator's commerce REST operations (commerce document), over a real socket. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.js';
-import { STORE_A, STORE_B } from '../../../src/simulator/accounts.js';
+import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
+import { STORE_A, STORE_B } from '../../../src/simulator/accounts.ts';
 import {
   CANARY_CARD_NUMBER,
   CANARY_CRYPTOGRAM,
@@ -18,7 +18,7 @@ import {
   type CommerceChannel as Channel,
   type CommerceCustomer as Customer,
   type CommerceTransaction as Txn,
-} from '../../../src/simulator/fixtures/commerce.fixtures.js';
+} from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const UNKNOWN_ID = '9f0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.js';
+import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 
 let sim: RunningSimulator | undefined;
 afterEach(async () => {
@@ -111,7 +111,7 @@ describe('simulator conventions', () => {
 
   it('moves an ordered certificate through PENDING_ISSUANCE to ISSUED by polls, and denies a CAA-blocked name', async () => {
     sim = await startSimulator();
-    const { createCsr } = await import('../../support/csr.js');
+    const { createCsr } = await import('../../support/csr.ts');
     const order = await sim.call('POST', '/v2/certificates', {
       token: 'demo-token',
       body: { csr: await createCsr('shop.caa-blocked.example'), productType: 'DV_SSL', period: 1 },

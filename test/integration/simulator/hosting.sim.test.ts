@@ -9,12 +9,12 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormData, request } from 'undici';
-import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.js';
+import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 import {
   HOSTING_SCOPES,
   type HostingOperation,
-} from '../../../src/simulator/routes/hosting.routes.js';
-import { digestArchive } from '../../../src/simulator/routes/hosting/archive-digest.stream.js';
+} from '../../../src/simulator/routes/hosting.routes.ts';
+import { digestArchive } from '../../../src/simulator/routes/hosting/archive-digest.stream.ts';
 
 const P = '/v1/hosting/nodejs';
 const ZIP_HEAD = Buffer.from([0x50, 0x4b, 0x03, 0x04]);

@@ -1,7 +1,7 @@
 import { buildClientSchema, getIntrospectionQuery, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORE_A, STORE_B } from '../../../src/simulator/accounts.js';
-import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.js';
+import { STORE_A, STORE_B } from '../../../src/simulator/accounts.ts';
+import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 
 const catalogPath = (storeId: string): string => `/v2/commerce/stores/${storeId}/catalog-subgraph`;
 const taxPath = (storeId: string): string => `/v2/commerce/stores/${storeId}/tax-subgraph`;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { redactTransaction, REDACTED } from '../../../src/commerce/card-redaction.js';
-import { formatMinorUnits, toMoney } from '../../../src/commerce/commerce.mappers.js';
+import { redactTransaction, REDACTED } from '../../../src/commerce/card-redaction.ts';
+import { formatMinorUnits, toMoney } from '../../../src/commerce/commerce.mappers.ts';
 import {
   CANARY_CARD_NUMBER,
   CANARY_VALUES,
-} from '../../../src/simulator/fixtures/commerce.fixtures.js';
-import { generateTransactions } from '../../../src/simulator/fixtures/transactions.fixtures.js';
+} from '../../../src/simulator/fixtures/commerce.fixtures.ts';
+import { generateTransactions } from '../../../src/simulator/fixtures/transactions.fixtures.ts';
 
 const [canary, ...others] = generateTransactions({
   storeId: '11111111-1111-4111-8111-111111111111',

@@ -1,12 +1,12 @@
 /** The shared pollers behind the hosting subscriptions, with scripted polls and short intervals. */
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '../../../src/errors/error-codes.js';
-import { GatewayError, UpstreamError } from '../../../src/errors/gateway-errors.js';
+import { ErrorCode } from '../../../src/errors/error-codes.ts';
+import { GatewayError, UpstreamError } from '../../../src/errors/gateway-errors.ts';
 import {
   createPollerRegistry,
   type WatchEvent,
   type WatchSpec,
-} from '../../../src/hosting/job-pollers.js';
+} from '../../../src/hosting/job-pollers.ts';
 
 const options = { minIntervalMs: 5, maxIntervalMs: 20, maxLifetimeMs: 10_000 };
 

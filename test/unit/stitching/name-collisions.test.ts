@@ -1,11 +1,11 @@
 import { buildSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { localNames, planRenames } from '../../../src/stitching/name-collisions.js';
+import { localNames, planRenames } from '../../../src/stitching/name-collisions.ts';
 import {
   CATALOG_SUBGRAPH,
   ORDER_SUBGRAPH,
   TAX_SUBGRAPH,
-} from '../../../src/stitching/remote-subgraphs.js';
+} from '../../../src/stitching/remote-subgraphs.ts';
 
 const LOCAL = `
   type Query { node(id: ID!): Node store(storeId: ID!): Store }

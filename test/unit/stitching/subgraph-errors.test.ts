@@ -1,9 +1,9 @@
 import { graphql, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatGraphQLError } from '../../../src/errors/graphql-errors.js';
-import { buildGatewaySchema } from '../../../src/graph/build-schema.js';
-import type { GatewayContext } from '../../../src/server/context.js';
-import type { SubgraphClient } from '../../../src/stitching/subgraph-client.js';
+import { formatGraphQLError } from '../../../src/errors/graphql-errors.ts';
+import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
+import type { GatewayContext } from '../../../src/server/context.ts';
+import type { SubgraphClient } from '../../../src/stitching/subgraph-client.ts';
 
 const STORE = '11111111-1111-4111-8111-111111111111';
 

@@ -1,17 +1,17 @@
 /** What each upstream answer does to the buckets, and that every attempt pays. */
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '../../../src/errors/error-codes.js';
+import { ErrorCode } from '../../../src/errors/error-codes.ts';
 import {
   correctionOf,
   createBudgetedTransport,
   isRedundant,
-} from '../../../src/upstream/budgeted-transport.js';
-import { createCredentialFactory } from '../../../src/upstream/credential.js';
-import type { RawResponse, Transport } from '../../../src/upstream/http-transport.js';
-import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.js';
-import { createRequestFacts } from '../../../src/upstream/request-facts.js';
-import { ROUTE_CLASSES } from '../../../src/upstream/route-classes.js';
-import { createTokenBucketLimiter } from '../../../src/upstream/token-bucket.js';
+} from '../../../src/upstream/budgeted-transport.ts';
+import { createCredentialFactory } from '../../../src/upstream/credential.ts';
+import type { RawResponse, Transport } from '../../../src/upstream/http-transport.ts';
+import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
+import { createRequestFacts } from '../../../src/upstream/request-facts.ts';
+import { ROUTE_CLASSES } from '../../../src/upstream/route-classes.ts';
+import { createTokenBucketLimiter } from '../../../src/upstream/token-bucket.ts';
 
 const credential = createCredentialFactory('unit-test-secret-0123456789')('demo-token');
 const rate = (limit: number, remaining: number, reset: number) => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, createCacheKeyer } from '../../../src/upstream/cache-key.js';
-import { createCredentialFactory } from '../../../src/upstream/credential.js';
-import type { UpstreamCall } from '../../../src/upstream/upstream-call.js';
+import { canonicalJson, createCacheKeyer } from '../../../src/upstream/cache-key.ts';
+import { createCredentialFactory } from '../../../src/upstream/credential.ts';
+import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
 
 const credentialFor = createCredentialFactory('unit-test-secret-0123456789');
 const keyOf = createCacheKeyer('unit-test-secret-0123456789');

@@ -6,17 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { ErrorCode } from '../../../src/errors/error-codes.js';
-import { GatewayError, UpstreamError } from '../../../src/errors/gateway-errors.js';
-import { createCacheKeyer } from '../../../src/upstream/cache-key.js';
-import { createCachePolicy } from '../../../src/upstream/cache-policy.js';
-import { createCachedUpstreamClient } from '../../../src/upstream/cached-upstream-client.js';
-import { createCredentialFactory } from '../../../src/upstream/credential.js';
-import { createRequestFacts } from '../../../src/upstream/request-facts.js';
-import { createResponseCache } from '../../../src/upstream/response-cache.js';
-import { createSingleflight } from '../../../src/upstream/singleflight.js';
-import type { UpstreamCall, UpstreamResponse } from '../../../src/upstream/upstream-call.js';
-import type { UpstreamClient } from '../../../src/upstream/upstream-client.js';
+import { ErrorCode } from '../../../src/errors/error-codes.ts';
+import { GatewayError, UpstreamError } from '../../../src/errors/gateway-errors.ts';
+import { createCacheKeyer } from '../../../src/upstream/cache-key.ts';
+import { createCachePolicy } from '../../../src/upstream/cache-policy.ts';
+import { createCachedUpstreamClient } from '../../../src/upstream/cached-upstream-client.ts';
+import { createCredentialFactory } from '../../../src/upstream/credential.ts';
+import { createRequestFacts } from '../../../src/upstream/request-facts.ts';
+import { createResponseCache } from '../../../src/upstream/response-cache.ts';
+import { createSingleflight } from '../../../src/upstream/singleflight.ts';
+import type { UpstreamCall, UpstreamResponse } from '../../../src/upstream/upstream-call.ts';
+import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
 
 const credentialFor = createCredentialFactory('unit-test-secret-0123456789');
 const alice = credentialFor('alice-token');

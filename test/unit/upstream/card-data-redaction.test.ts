@@ -1,12 +1,12 @@
 /** Transaction answers lose their card data before they can reach the cache or Redis. */
 import { describe, expect, it } from 'vitest';
-import { redactCardData } from '../../../src/upstream/card-data-redaction.js';
-import { redactTransaction } from '../../../src/commerce/card-redaction.js';
+import { redactCardData } from '../../../src/upstream/card-data-redaction.ts';
+import { redactTransaction } from '../../../src/commerce/card-redaction.ts';
 import {
   CANARY_CARD_NUMBER,
   CANARY_VALUES,
   generateTransactions,
-} from '../../../src/simulator/fixtures/transactions.fixtures.js';
+} from '../../../src/simulator/fixtures/transactions.fixtures.ts';
 
 const page = () => ({
   items: generateTransactions({

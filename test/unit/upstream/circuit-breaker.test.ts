@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakerClassOf, createCircuitBreaker } from '../../../src/upstream/circuit-breaker.js';
+import { breakerClassOf, createCircuitBreaker } from '../../../src/upstream/circuit-breaker.ts';
 
 function breaker() {
   let now = 0;

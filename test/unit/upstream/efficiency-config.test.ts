@@ -1,6 +1,6 @@
 /** The configuration of the efficiency layers (src/config.ts). */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.js';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
 
 describe('efficiency configuration', () => {
   it('has safe defaults', () => {
@@ -32,8 +32,9 @@ describe('efficiency configuration', () => {
     ]) {
       expect(() => loadConfig(env)).toThrow(ConfigError);
     }
-    expect(loadConfig({ CACHE_TTL_OVERRIDES: 'app=5,store=0' }).CACHE_TTL_OVERRIDES).toBe(
-      'app=5,store=0',
-    );
+    expect([...loadConfig({ CACHE_TTL_OVERRIDES: 'app=5,store=0' }).CACHE_TTL_OVERRIDES]).toEqual([
+      ['app', 5],
+      ['store', 0],
+    ]);
   });
 });

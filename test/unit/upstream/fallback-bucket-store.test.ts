@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { createFallbackBucketStore } from '../../../src/upstream/fallback-bucket-store.js';
-import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.js';
-import type { BucketStore } from '../../../src/upstream/token-bucket.js';
+import { createFallbackBucketStore } from '../../../src/upstream/fallback-bucket-store.ts';
+import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
+import type { BucketStore } from '../../../src/upstream/token-bucket.ts';
 
 const budget = { capacity: 40, windowMs: 60_000 };
 

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCredentialFactory } from '../../../src/upstream/credential.js';
-import { createTransport } from '../../../src/upstream/http-transport.js';
-import { DEFAULT_RETRY_POLICY } from '../../../src/upstream/retry-policy.js';
-import { createUpstreamClient } from '../../../src/upstream/upstream-client.js';
+import { createCredentialFactory } from '../../../src/upstream/credential.ts';
+import { createTransport } from '../../../src/upstream/http-transport.ts';
+import { DEFAULT_RETRY_POLICY } from '../../../src/upstream/retry-policy.ts';
+import { createUpstreamClient } from '../../../src/upstream/upstream-client.ts';
 
 const credential = createCredentialFactory('transport-test-secret-0123')('tok-123');
 let server: Server;

@@ -2,19 +2,19 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { createRedisConnection } from '../../../src/upstream/redis-connection.js';
+import { createRedisConnection } from '../../../src/upstream/redis-connection.ts';
 import {
   createResponseCache,
   type CachedAnswer,
   type ResponseCache,
-} from '../../../src/upstream/response-cache.js';
+} from '../../../src/upstream/response-cache.ts';
 import {
   REDIS_URL,
   keysUnder,
   testPrefix,
   testRedisAvailable,
   useTestRedis,
-} from '../../support/redis.js';
+} from '../../support/redis.ts';
 
 const answer = (data: unknown, versions: Record<string, string>): CachedAnswer => ({
   status: 200,

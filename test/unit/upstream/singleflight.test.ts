@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSingleflight } from '../../../src/upstream/singleflight.js';
+import { createSingleflight } from '../../../src/upstream/singleflight.ts';
 
 const deferred = <T>() => {
   let resolve!: (value: T) => void;

@@ -6,18 +6,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { ErrorCode } from '../../../src/errors/error-codes.js';
-import { GatewayError } from '../../../src/errors/gateway-errors.js';
-import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.js';
-import { createRedisBucketStore } from '../../../src/upstream/redis-bucket-store.js';
-import { createRedisConnection } from '../../../src/upstream/redis-connection.js';
-import type { RouteClass } from '../../../src/upstream/route-classes.js';
+import { ErrorCode } from '../../../src/errors/error-codes.ts';
+import { GatewayError } from '../../../src/errors/gateway-errors.ts';
+import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
+import { createRedisBucketStore } from '../../../src/upstream/redis-bucket-store.ts';
+import { createRedisConnection } from '../../../src/upstream/redis-connection.ts';
+import type { RouteClass } from '../../../src/upstream/route-classes.ts';
 import {
   createTokenBucketLimiter,
   type BucketStore,
   type CredentialBudget,
-} from '../../../src/upstream/token-bucket.js';
-import { REDIS_URL, testPrefix, testRedisAvailable, useTestRedis } from '../../support/redis.js';
+} from '../../../src/upstream/token-bucket.ts';
+import { REDIS_URL, testPrefix, testRedisAvailable, useTestRedis } from '../../support/redis.ts';
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const CLASS: RouteClass = { name: 'test-class', limit: 3, windowMs: 400, perCredential: false };

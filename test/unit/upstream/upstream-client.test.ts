@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../../src/errors/gateway-errors.js';
-import { formatGraphQLError, toUserErrors } from '../../../src/errors/graphql-errors.js';
-import { createCredentialFactory } from '../../../src/upstream/credential.js';
-import type { RawResponse, Transport } from '../../../src/upstream/http-transport.js';
-import { backoffDelayMs, DEFAULT_RETRY_POLICY } from '../../../src/upstream/retry-policy.js';
-import type { UpstreamCall } from '../../../src/upstream/upstream-call.js';
-import { createUpstreamClient } from '../../../src/upstream/upstream-client.js';
+import { UpstreamError } from '../../../src/errors/gateway-errors.ts';
+import { formatGraphQLError, toUserErrors } from '../../../src/errors/graphql-errors.ts';
+import { createCredentialFactory } from '../../../src/upstream/credential.ts';
+import type { RawResponse, Transport } from '../../../src/upstream/http-transport.ts';
+import { backoffDelayMs, DEFAULT_RETRY_POLICY } from '../../../src/upstream/retry-policy.ts';
+import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
+import { createUpstreamClient } from '../../../src/upstream/upstream-client.ts';
 
 const credential = createCredentialFactory('unit-test-secret-0123456789')('demo-token');
 

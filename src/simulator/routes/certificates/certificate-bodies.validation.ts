@@ -3,8 +3,8 @@
  * certificates.routes.ts): parsed and validated into 400/422 envelopes with JSONPath `fields`.
  */
 import { Pkcs10CertificateRequest } from '@peculiar/x509';
-import { SimError } from '../../sim-errors.js';
-import type { SimContact, SimOrganization } from '../../fixtures/certificates.fixtures.js';
+import { SimError } from '../../sim-errors.ts';
+import type { SimContact, SimOrganization } from '../../fixtures/certificates.fixtures.ts';
 
 /** A domain name (optionally a wildcard), as the certificate routes accept it. */
 export const DOMAIN = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;

@@ -7,9 +7,9 @@
  * `registeredStores.storeId` filter.
  */
 import type { FastifyInstance } from 'fastify';
-import type { SimContext } from '../../sim-context.js';
-import { SimError, invalidField, notFound } from '../../sim-errors.js';
-import { UUID, cursorQuery, queryOf, singleQuery, uuidParam } from './commerce-http.js';
+import type { SimContext } from '../../sim-context.ts';
+import { SimError, invalidField, notFound } from '../../sim-errors.ts';
+import { UUID, cursorQuery, queryOf, singleQuery, uuidParam } from './commerce-http.ts';
 
 const STORE_FILTER = 'registeredStores.storeId';
 

@@ -1,9 +1,9 @@
 /** Request parsing shared by the commerce REST routes: uuids, store visibility, query parameters. */
 import type { FastifyRequest } from 'fastify';
-import { STORE_ACCOUNTS } from '../../accounts.js';
-import type { CommerceState, CommerceStore } from '../../fixtures/commerce.fixtures.js';
-import { invalidField, notFound } from '../../sim-errors.js';
-import { intQuery, singleQuery, type Query } from '../../sim-query.js';
+import { STORE_ACCOUNTS } from '../../accounts.ts';
+import type { CommerceState, CommerceStore } from '../../fixtures/commerce.fixtures.ts';
+import { invalidField, notFound } from '../../sim-errors.ts';
+import { intQuery, singleQuery, type Query } from '../../sim-query.ts';
 
 /** The shared query helpers, for the commerce routes that import everything from here. */
 export { intQuery, singleQuery, type Query };

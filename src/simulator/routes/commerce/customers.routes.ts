@@ -3,12 +3,12 @@
  * Scopes: `commerce.customer:read`, `commerce.customer:create`, `commerce.customer:update`.
  */
 import type { FastifyInstance } from 'fastify';
-import type { CommerceCustomer } from '../../fixtures/commerce.fixtures.js';
-import { customerIdFor } from '../../fixtures/commerce.fixtures.js';
-import type { SimContext } from '../../sim-context.js';
-import { SimError, notFound, type SimFieldError } from '../../sim-errors.js';
-import { isoSeconds } from '../../fixtures/transactions.fixtures.js';
-import { cursorPage, cursorQuery, queryOf, uuidParam, visibleStore } from './commerce-http.js';
+import type { CommerceCustomer } from '../../fixtures/commerce.fixtures.ts';
+import { customerIdFor } from '../../fixtures/commerce.fixtures.ts';
+import type { SimContext } from '../../sim-context.ts';
+import { SimError, notFound, type SimFieldError } from '../../sim-errors.ts';
+import { isoSeconds } from '../../fixtures/transactions.fixtures.ts';
+import { cursorPage, cursorQuery, queryOf, uuidParam, visibleStore } from './commerce-http.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const E164 = /^\+[1-9]\d{6,14}$/;

@@ -1,8 +1,8 @@
 /** GET a store and GET one of its attributes (`commerce.store:read`). */
 import type { FastifyInstance } from 'fastify';
-import type { SimContext } from '../../sim-context.js';
-import { notFound } from '../../sim-errors.js';
-import { visibleStore } from './commerce-http.js';
+import type { SimContext } from '../../sim-context.ts';
+import { notFound } from '../../sim-errors.ts';
+import { visibleStore } from './commerce-http.ts';
 
 type StoreParams = { storeId: string };
 type AttributeParams = { storeId: string; attrName: string };

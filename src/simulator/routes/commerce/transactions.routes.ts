@@ -4,9 +4,9 @@
  * `fields[].path` `$.<param>`. The optional header `x-request-id` must be a uuid and is echoed back.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CommerceTransaction } from '../../fixtures/commerce.fixtures.js';
-import type { SimContext } from '../../sim-context.js';
-import { invalidField, notFound } from '../../sim-errors.js';
+import type { CommerceTransaction } from '../../fixtures/commerce.fixtures.ts';
+import type { SimContext } from '../../sim-context.ts';
+import { invalidField, notFound } from '../../sim-errors.ts';
 import {
   UUID,
   intQuery,
@@ -15,8 +15,8 @@ import {
   uuidParam,
   visibleStore,
   type Query,
-} from './commerce-http.js';
-import { enumParam } from '../../sim-query.js';
+} from './commerce-http.ts';
+import { enumParam } from '../../sim-query.ts';
 
 const MAX_IDS = 100;
 const RFC3339 =

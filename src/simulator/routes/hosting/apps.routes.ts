@@ -1,13 +1,13 @@
 /** Apps and create jobs: GET/POST /apps, GET /apps/jobs/{jobId}, GET/PATCH/DELETE /apps/{appId}. */
 import type { FastifyInstance } from 'fastify';
-import type { SimContext } from '../../sim-context.js';
-import { SimError } from '../../sim-errors.js';
-import { nextId } from '../../fixtures/hosting.fixtures.js';
-import { findApp, findJob, listApps, nameTaken } from './hosting-access.lookup.js';
-import { advanceJob } from './hosting-lifecycle.machine.js';
-import { routeOf } from './hosting-operations.config.js';
-import { bodyObject, FieldErrors } from './hosting-fields.validation.js';
-import { appView } from './hosting-views.serializer.js';
+import type { SimContext } from '../../sim-context.ts';
+import { SimError } from '../../sim-errors.ts';
+import { nextId } from '../../fixtures/hosting.fixtures.ts';
+import { findApp, findJob, listApps, nameTaken } from './hosting-access.lookup.ts';
+import { advanceJob } from './hosting-lifecycle.machine.ts';
+import { routeOf } from './hosting-operations.config.ts';
+import { bodyObject, FieldErrors } from './hosting-fields.validation.ts';
+import { appView } from './hosting-views.serializer.ts';
 
 const APP_NAME = /^[a-z0-9][a-z0-9-]*$/;
 const APP_NAME_MAX = 63;

@@ -1,13 +1,13 @@
 /** Deployments (publish the latest processed source, list past deployments) and runtime status. */
 import type { FastifyInstance } from 'fastify';
-import type { SimContext } from '../../sim-context.js';
-import { SimError } from '../../sim-errors.js';
-import { nextId, type HostingDeployment } from '../../fixtures/hosting.fixtures.js';
-import { findApp } from './hosting-access.lookup.js';
-import { boundedInteger, FieldErrors } from './hosting-fields.validation.js';
-import { readDeployments } from './hosting-lifecycle.machine.js';
-import { routeOf } from './hosting-operations.config.js';
-import { deploymentView, variantsWithLifecycle } from './hosting-views.serializer.js';
+import type { SimContext } from '../../sim-context.ts';
+import { SimError } from '../../sim-errors.ts';
+import { nextId, type HostingDeployment } from '../../fixtures/hosting.fixtures.ts';
+import { findApp } from './hosting-access.lookup.ts';
+import { boundedInteger, FieldErrors } from './hosting-fields.validation.ts';
+import { readDeployments } from './hosting-lifecycle.machine.ts';
+import { routeOf } from './hosting-operations.config.ts';
+import { deploymentView, variantsWithLifecycle } from './hosting-views.serializer.ts';
 
 /** The list's size parameter (decision: the document shows neither name nor default). */
 export const DEPLOYMENT_LIMIT = { min: 1, max: 50, fallback: 10 } as const;

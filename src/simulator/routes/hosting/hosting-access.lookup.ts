@@ -3,10 +3,10 @@
  * so ids cannot be probed across accounts.
  */
 import type { FastifyRequest } from 'fastify';
-import type { SimContext } from '../../sim-context.js';
-import { notFound } from '../../sim-errors.js';
-import type { HostingApp, HostingJob } from '../../fixtures/hosting.fixtures.js';
-import { settleApp, settleJobs } from './hosting-lifecycle.machine.js';
+import type { SimContext } from '../../sim-context.ts';
+import { notFound } from '../../sim-errors.ts';
+import type { HostingApp, HostingJob } from '../../fixtures/hosting.fixtures.ts';
+import { settleApp, settleJobs } from './hosting-lifecycle.machine.ts';
 
 const param = (request: FastifyRequest, name: string): string =>
   String((request.params as Record<string, unknown>)[name] ?? '');

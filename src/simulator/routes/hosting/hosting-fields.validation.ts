@@ -4,14 +4,18 @@
  * `$.lines`, `$.operations.additions[0].value`). Field codes: REQUIRED, INVALID_TYPE, INVALID_FORMAT,
  * INVALID_VALUE, OUT_OF_RANGE, TOO_SHORT, TOO_LONG. Messages never quote submitted values.
  */
-import { SimError, type SimFieldError } from '../../sim-errors.js';
+import { SimError, type SimFieldError } from '../../sim-errors.ts';
 
 export type FieldLocation = 'body' | 'query';
 
 export class FieldErrors {
   private readonly list: SimFieldError[] = [];
 
-  constructor(private readonly location: FieldLocation) {}
+  private readonly location: FieldLocation;
+
+  constructor(location: FieldLocation) {
+    this.location = location;
+  }
 
   add(path: string, code: string, message: string): void {
     this.list.push({ path, code, message });

@@ -13,7 +13,7 @@
  *   a non-zip archive fails at step 1 (stage extract).
  * - deployment (500 ms): 0 pending → 1 in_progress → 2 succeeded | failed (`WEFT_FAIL_DEPLOY`).
  */
-import type { SimContext } from '../../sim-context.js';
+import type { SimContext } from '../../sim-context.ts';
 import {
   createPlatformSecrets,
   type HostingApp,
@@ -22,7 +22,7 @@ import {
   type HostingLogEntry,
   type HostingUpload,
   type SteppedRecord,
-} from '../../fixtures/hosting.fixtures.js';
+} from '../../fixtures/hosting.fixtures.ts';
 
 export const JOB_STEP_MS = 1500;
 export const UPLOAD_STEP_MS = 500;

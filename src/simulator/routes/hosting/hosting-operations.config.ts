@@ -2,7 +2,7 @@
  * The 14 hosting operations with the scope and per-IP class each requires. The document names the
  * eight scopes and the 10..120 requests/minute range but not the mapping; this table is the decision.
  */
-import type { IpRouteClass } from '../../simulator.js';
+import type { IpRouteClass } from '../../simulator.ts';
 
 export const HOSTING_PREFIX = '/v1/hosting/nodejs';
 

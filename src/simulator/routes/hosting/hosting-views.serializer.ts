@@ -10,8 +10,8 @@ import {
   type HostingSecretStore,
   type HostingUpload,
   type VariantName,
-} from '../../fixtures/hosting.fixtures.js';
-import { UPLOAD_PROGRESS } from './hosting-lifecycle.machine.js';
+} from '../../fixtures/hosting.fixtures.ts';
+import { UPLOAD_PROGRESS } from './hosting-lifecycle.machine.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

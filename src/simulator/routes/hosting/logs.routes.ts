@@ -3,16 +3,16 @@
  * source and since; `logs` holds the newest `lines` of them in chronological order.
  */
 import type { FastifyInstance } from 'fastify';
-import type { SimContext } from '../../sim-context.js';
-import { LOG_SOURCES, VARIANT_NAMES } from '../../fixtures/hosting.fixtures.js';
-import { findApp } from './hosting-access.lookup.js';
+import type { SimContext } from '../../sim-context.ts';
+import { LOG_SOURCES, VARIANT_NAMES } from '../../fixtures/hosting.fixtures.ts';
+import { findApp } from './hosting-access.lookup.ts';
 import {
   boundedInteger,
   FieldErrors,
   oneOf,
   requiredQueryParam,
-} from './hosting-fields.validation.js';
-import { routeOf } from './hosting-operations.config.js';
+} from './hosting-fields.validation.ts';
+import { routeOf } from './hosting-operations.config.ts';
 
 export const LOG_LINES = { min: 1, max: 500, fallback: 100 } as const;
 

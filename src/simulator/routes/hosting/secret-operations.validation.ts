@@ -7,13 +7,13 @@
  * one 422 `INVALID_SECRET_OPERATION` listing every rejected operation; nothing is applied unless all
  * operations are valid. No message ever contains a secret value.
  */
-import { SimError } from '../../sim-errors.js';
+import { SimError } from '../../sim-errors.ts';
 import type {
   HostingSecretStore,
   SecretScope,
   VariantName,
-} from '../../fixtures/hosting.fixtures.js';
-import { FieldErrors, isRecord } from './hosting-fields.validation.js';
+} from '../../fixtures/hosting.fixtures.ts';
+import { FieldErrors, isRecord } from './hosting-fields.validation.ts';
 
 export const SECRET_NAME = /^[A-Z_][A-Z0-9_]*$/;
 export const SECRET_NAME_MAX = 128;

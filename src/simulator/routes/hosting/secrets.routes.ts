@@ -1,12 +1,12 @@
 /** Secret metadata listing and the all-or-nothing secret change operation. */
 import type { FastifyInstance } from 'fastify';
-import type { SimContext } from '../../sim-context.js';
-import { VARIANT_NAMES } from '../../fixtures/hosting.fixtures.js';
-import { findApp } from './hosting-access.lookup.js';
-import { FieldErrors, oneOf, queryParam } from './hosting-fields.validation.js';
-import { routeOf } from './hosting-operations.config.js';
-import { secretListingView } from './hosting-views.serializer.js';
-import { applySecretChanges, parseSecretChanges } from './secret-operations.validation.js';
+import type { SimContext } from '../../sim-context.ts';
+import { VARIANT_NAMES } from '../../fixtures/hosting.fixtures.ts';
+import { findApp } from './hosting-access.lookup.ts';
+import { FieldErrors, oneOf, queryParam } from './hosting-fields.validation.ts';
+import { routeOf } from './hosting-operations.config.ts';
+import { secretListingView } from './hosting-views.serializer.ts';
+import { applySecretChanges, parseSecretChanges } from './secret-operations.validation.ts';
 
 export function registerSecretRoutes(app: FastifyInstance, ctx: SimContext): void {
   app.route({

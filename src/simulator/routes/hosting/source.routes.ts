@@ -5,15 +5,15 @@
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { SimContext } from '../../sim-context.js';
-import { notFound, SimError } from '../../sim-errors.js';
-import { nextId, type HostingUpload } from '../../fixtures/hosting.fixtures.js';
-import { digestArchive, isZip, type ArchiveDigest } from './archive-digest.stream.js';
-import { findApp } from './hosting-access.lookup.js';
-import { FieldErrors, requiredQueryParam } from './hosting-fields.validation.js';
-import { advanceUpload } from './hosting-lifecycle.machine.js';
-import { routeOf } from './hosting-operations.config.js';
-import { uploadStatusView } from './hosting-views.serializer.js';
+import type { SimContext } from '../../sim-context.ts';
+import { notFound, SimError } from '../../sim-errors.ts';
+import { nextId, type HostingUpload } from '../../fixtures/hosting.fixtures.ts';
+import { digestArchive, isZip, type ArchiveDigest } from './archive-digest.stream.ts';
+import { findApp } from './hosting-access.lookup.ts';
+import { FieldErrors, requiredQueryParam } from './hosting-fields.validation.ts';
+import { advanceUpload } from './hosting-lifecycle.machine.ts';
+import { routeOf } from './hosting-operations.config.ts';
+import { uploadStatusView } from './hosting-views.serializer.ts';
 
 /** Largest accepted archive (decision; the document does not show one): 200 MiB. */
 export const MAX_ARCHIVE_BYTES = 200 * 1024 * 1024;

@@ -1,0 +1,128 @@
+// Production smoke test: Weft started exactly as the Dockerfile starts it, without Docker.
+//
+// 1. The image's file set in a temporary folder: package.json, the lockfile, schema/, and src/
+//    without the simulator; `npm ci --omit=dev` there (no dev tool, no simulator package).
+// 2. The Dockerfile's ENV and CMD, read from the Dockerfile itself, with UPSTREAM_URL pointing at a
+//    standalone simulator (run from the checkout) that answers after 1.5 s.
+// 3. One query answered; then SIGTERM while a slow query is in flight: the query gets its answer,
+//    the log says "stopped", the process exits 0.
+import { spawn, execFileSync } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const root = new URL('..', import.meta.url).pathname;
+const fail = (message) => {
+  console.error(`production smoke: FAILED: ${message}`);
+  process.exit(1);
+};
+const step = (message) => console.log(`production smoke: ${message}`);
+
+/** `ENV A=1 \ B=2` lines and the exec-form CMD of the runtime stage. */
+async function dockerfileRuntime() {
+  const text = (await readFile(join(root, 'Dockerfile'), 'utf8')).replace(/\\\n\s*/g, ' ');
+  const runtime = text.slice(text.lastIndexOf('\nFROM '));
+  const env = {};
+  for (const [, line] of runtime.matchAll(/^ENV (.+)$/gm)) {
+    for (const [, key, value] of line.matchAll(/(\w+)=(\S+)/g)) env[key] = value;
+  }
+  const cmd = /^CMD (\[.+\])$/m.exec(runtime)?.[1];
+  if (!cmd) fail('no exec-form CMD in the Dockerfile runtime stage');
+  return { env, cmd: JSON.parse(cmd) };
+}
+
+/** Spawns a process and resolves with the first stdout line that matches. */
+function startAndWait(command, args, options, match) {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = [];
+  const ready = new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      const found = match(line);
+      if (found) resolve(found);
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${lines.join('\n')}`)));
+  });
+  return { child, lines, ready };
+}
+
+const image = await mkdtemp(join(tmpdir(), 'weft-image-'));
+let simulator;
+try {
+  step(`assembling the image's files in ${image}`);
+  for (const entry of ['package.json', 'package-lock.json', 'schema', 'src']) {
+    await cp(join(root, entry), join(image, entry), { recursive: true });
+  }
+  await rm(join(image, 'src/simulator'), { recursive: true });
+  execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: image,
+    stdio: 'inherit',
+  });
+
+  const sim = startAndWait(
+    process.execPath,
+    ['src/simulator/standalone.ts'],
+    { cwd: root, env: { ...process.env, SIM_PORT: '0', SIM_LATENCY_MS: '1500' } },
+    (line) => /listening on (http:\S+)/.exec(line)?.[1],
+  );
+  simulator = sim.child;
+  const upstreamUrl = await sim.ready;
+
+  const { env, cmd } = await dockerfileRuntime();
+  const [command, ...args] = cmd;
+  if (command !== 'node') fail(`the Dockerfile's CMD runs ${command}, not node`);
+  step(`starting \`${cmd.join(' ')}\` with the Dockerfile's ENV on ${process.version}`);
+  const weft = startAndWait(
+    process.execPath,
+    args,
+    {
+      cwd: image,
+      env: {
+        PATH: process.env.PATH,
+        ...env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        UPSTREAM_URL: upstreamUrl,
+      },
+    },
+    (line) => {
+      const entry = JSON.parse(line);
+      return entry.msg === 'Weft is serving the graph' ? entry.url : undefined;
+    },
+  );
+  const graphqlUrl = await weft.ready;
+
+  const query = (text) =>
+    fetch(graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
+      body: JSON.stringify({ query: text }),
+    }).then(async (res) => ({ status: res.status, body: await res.json() }));
+
+  const first = await query('{ certificateCustomer(customerId: "demo-customer") { customerId } }');
+  if (first.body.data?.certificateCustomer?.customerId !== 'demo-customer') {
+    fail(`unexpected answer ${JSON.stringify(first)}`);
+  }
+  step('answered a query');
+
+  const slow = query(
+    '{ certificatesByEntitlement(entitlementId: "demo-entitlement") { certificateId } }',
+  );
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const exited = new Promise((resolve) =>
+    weft.child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  weft.child.kill('SIGTERM');
+  const answer = await slow;
+  if (answer.status !== 200 || answer.body.data?.certificatesByEntitlement?.length !== 1) {
+    fail(`the in-flight request was not answered: ${JSON.stringify(answer)}`);
+  }
+  const { code, signal } = await exited;
+  if (code !== 0) fail(`exit code ${code} (signal ${signal})`);
+  if (!weft.lines.some((line) => JSON.parse(line).msg === 'stopped')) fail('no "stopped" log line');
+  step('SIGTERM during a slow request: answered, "stopped" logged, exit 0');
+} finally {
+  simulator?.kill('SIGTERM');
+  await rm(image, { recursive: true, force: true });
+}

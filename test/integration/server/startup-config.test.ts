@@ -1,0 +1,37 @@
+/**
+ * A refused configuration stops `node src/main.ts` before it listens: exit 1 and one line on stderr
+ * that names the variable (what an operator sees in `docker logs`).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+
+async function startWith(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  const [code] = (await once(child, 'exit')) as [number];
+  return { code, stdout, stderr };
+}
+
+describe('start-up refuses a dangerous configuration', () => {
+  it.each([
+    [{ PORT: 'not-a-port' }, 'PORT'],
+    [{ NODE_ENV: 'production' }, 'UPSTREAM_URL'],
+    [{ REDIS_URL: 'redis://127.0.0.1:6379' }, 'CREDENTIAL_HMAC_SECRET'],
+    [{ CACHE_TTL_OVERRIDES: 'certificate=60' }, 'CACHE_TTL_OVERRIDES'],
+    [{ SUBSCRIPTION_POLL_MIN_MS: '9000' }, 'SUBSCRIPTION_POLL_MIN_MS'],
+  ])('%o: exits 1 before listening, naming %s', async (env, variable) => {
+    const { code, stdout, stderr } = await startWith(env);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(variable);
+  });
+});
