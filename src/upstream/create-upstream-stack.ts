@@ -67,13 +67,6 @@ export function createUpstreamStack(
         name: `${config.REDIS_KEY_PREFIX}-gateway`,
       })
     : undefined;
-  if (redis && !config.CREDENTIAL_HMAC_SECRET) {
-    log.warn(
-      'REDIS_URL is set without CREDENTIAL_HMAC_SECRET: this replica keys its budget and cache ' +
-        'by a random secret, so it shares neither with other replicas',
-    );
-  }
-
   const budget = {
     capacity: config.UPSTREAM_RATE_LIMIT,
     windowMs: config.UPSTREAM_RATE_WINDOW_SEC * 1000,
