@@ -1,5 +1,5 @@
 /** Per-request loaders for certificate reads: each record is fetched at most once per request. */
-import { createKeyedLoader } from '../graph/keyed-loader.ts';
+import { createKeyedLoader } from '../kit/keyed-loader.ts';
 import type { CertificatesApi, SubscriptionQuery } from './certificates.api.ts';
 
 interface CertificateKey {

@@ -1,6 +1,6 @@
 /** Upstream certificate records → the graph's one `Certificate` shape. */
 import { X509Certificate } from 'node:crypto';
-import { openEnum } from '../graph/open-enum.ts';
+import { openEnum } from '../kit/open-enum.ts';
 import type {
   CertificateDetailDto,
   CertificateSummaryDto,

@@ -3,11 +3,11 @@ import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
 import { toUserErrors } from '../errors/graphql-errors.ts';
 import { nullIfNotFound } from '../errors/not-found.ts';
-import { encodeGlobalId } from '../graph/global-id.ts';
-import { openEnum } from '../graph/open-enum.ts';
-import type { GatewayContext } from '../server/context.ts';
+import { encodeGlobalId } from '../kit/global-id.ts';
+import { openEnum } from '../kit/open-enum.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 import type { CertificateSubscriptionFilter, Resolvers } from '../generated/resolvers.ts';
-import { offsetConnection, pageCovering, resolveWindow } from '../pagination/offset-cursor.ts';
+import { offsetConnection, pageCovering, resolveWindow } from '../kit/offset-cursor.ts';
 import type { SubscriptionQuery, SubscriptionSearchDto } from './certificates.api.ts';
 import {
   certificateStatus,
@@ -20,6 +20,7 @@ import {
   type DetailField,
 } from './certificates.mappers.ts';
 import { buildOrderBody, buildReissueBody } from './certificate-orders.ts';
+import { certificatesOf } from './certificates.request.ts';
 
 /** Upstream page size bounds of the search and customer list (documented defaults: 15 and 20). */
 const SEARCH_PAGE = { defaultFirst: 15, maxFirst: 100 } as const;
@@ -40,7 +41,7 @@ async function detailField<F extends DetailField>(
   ctx: GatewayContext,
 ): Promise<NonNullable<CertificateParent['fields'][F]> | null> {
   if (parent.complete || parent.origin.kind !== 'customer') return parent.fields[field] ?? null;
-  const detail = await ctx.certificates.loaders.detail.load({
+  const detail = await certificatesOf(ctx).loaders.detail.load({
     customerId: parent.origin.customerId,
     certificateId: parent.fields.certificateId,
   });
@@ -96,22 +97,22 @@ const str = (value: unknown): string | null => (typeof value === 'string' ? valu
 export const certificateResolvers: Resolvers = {
   Query: {
     certificatesByEntitlement: async (_parent, { entitlementId, latest }, ctx) => {
-      const items = await ctx.certificates.loaders.entitlement.load({
+      const items = await certificatesOf(ctx).loaders.entitlement.load({
         entitlementId: requireId(entitlementId, 'entitlementId'),
         latest: latest ?? true,
       });
       return items.map((item) => fromEntitlementItem(entitlementId, item));
     },
     certificateBundle: async (_parent, { entitlementId }, ctx) =>
-      mapBundle(await ctx.certificates.api.download(requireId(entitlementId, 'entitlementId'))),
+      mapBundle(await certificatesOf(ctx).api.download(requireId(entitlementId, 'entitlementId'))),
     certificateCustomer: (_parent, { customerId }) => ({
       customerId: requireId(customerId, 'customerId'),
     }),
     certificateSubscriptions: (_parent, args, ctx) =>
-      searchConnection(args, (query) => ctx.certificates.api.searchSubscriptions(query)),
+      searchConnection(args, (query) => certificatesOf(ctx).api.searchSubscriptions(query)),
     certificateSubscription: (_parent, { guid }, ctx) =>
       nullIfNotFound(
-        ctx.certificates.loaders.subscription.load({
+        certificatesOf(ctx).loaders.subscription.load({
           guid: requireId(guid, 'guid'),
           query: subscriptionQuery(undefined, 1, SEARCH_PAGE.defaultFirst),
         }),
@@ -122,7 +123,7 @@ export const certificateResolvers: Resolvers = {
     orderCertificate: async (_parent, { input }, ctx) => {
       try {
         const body = buildOrderBody(input);
-        const result = await ctx.certificates.api.order(body, input.marketId ?? undefined);
+        const result = await certificatesOf(ctx).api.order(body, input.marketId ?? undefined);
         return {
           certificateId: result.certificateId ?? null,
           subscriptionId: result.subscriptionId ?? null,
@@ -136,7 +137,7 @@ export const certificateResolvers: Resolvers = {
     reissueCertificate: async (_parent, { input }, ctx) => {
       try {
         const certificateId = requireId(input.certificateId, 'certificateId');
-        await ctx.certificates.api.reissue(certificateId, buildReissueBody(input));
+        await certificatesOf(ctx).api.reissue(certificateId, buildReissueBody(input));
         return { certificateId, userErrors: [] };
       } catch (error) {
         return { certificateId: null, userErrors: toUserErrors(error) };
@@ -178,7 +179,7 @@ export const certificateResolvers: Resolvers = {
     deniedReason: (parent, _args, ctx) => detailField(parent, 'deniedReason', ctx),
     progress: (parent, _args, ctx) => detailField(parent, 'progress', ctx),
     domainVerifications: async (parent, _args, ctx) => {
-      const list = await ctx.certificates.loaders.domainVerifications.load({
+      const list = await certificatesOf(ctx).loaders.domainVerifications.load({
         customerId: customerOf(parent),
         certificateId: parent.fields.certificateId,
       });
@@ -191,7 +192,7 @@ export const certificateResolvers: Resolvers = {
         });
       }
       const dto = await nullIfNotFound(
-        ctx.certificates.api.domainVerification(
+        certificatesOf(ctx).api.domainVerification(
           customerOf(parent),
           parent.fields.certificateId,
           domain,
@@ -205,7 +206,11 @@ export const certificateResolvers: Resolvers = {
     customerId: (parent) => parent.customerId,
     certificates: async (parent, args, ctx) => {
       const { start, first } = resolveWindow(args, CUSTOMER_PAGE);
-      const page = await ctx.certificates.api.customerCertificates(parent.customerId, start, first);
+      const page = await certificatesOf(ctx).api.customerCertificates(
+        parent.customerId,
+        start,
+        first,
+      );
       const nodes = page.certificates.map((dto) => fromSummary(parent.customerId, dto));
       const total = page.pagination.total ?? null;
       const hasNextPage =
@@ -214,7 +219,7 @@ export const certificateResolvers: Resolvers = {
     },
     certificate: async (parent, { certificateId }, ctx) => {
       const detail = await nullIfNotFound(
-        ctx.certificates.loaders.detail.load({
+        certificatesOf(ctx).loaders.detail.load({
           customerId: parent.customerId,
           certificateId: requireId(certificateId, 'certificateId'),
         }),
@@ -223,7 +228,7 @@ export const certificateResolvers: Resolvers = {
     },
     // Deliberately not through a loader or cache: the hmacKey is a secret, fetched only when asked for.
     acmeExternalAccountBinding: (parent, _args, ctx) =>
-      ctx.certificates.api.acmeExternalAccountBinding(parent.customerId),
+      certificatesOf(ctx).api.acmeExternalAccountBinding(parent.customerId),
   },
 
   CertificateSubscription: {
@@ -236,7 +241,7 @@ export const certificateResolvers: Resolvers = {
     status: (parent) => parent.subscriptionStatus ?? null,
     certificates: (parent, args, ctx) =>
       searchConnection(args, (query) =>
-        ctx.certificates.loaders.subscription.load({ guid: parent.guid, query }),
+        certificatesOf(ctx).loaders.subscription.load({ guid: parent.guid, query }),
       ),
   },
 
@@ -268,13 +273,13 @@ export async function resolveCertificateNode(
   if (!originId || !certificateId) return null;
   if (kind === 'c') {
     const detail = await nullIfNotFound(
-      ctx.certificates.loaders.detail.load({ customerId: originId, certificateId }),
+      certificatesOf(ctx).loaders.detail.load({ customerId: originId, certificateId }),
     );
     return detail && fromDetail(originId, detail);
   }
   if (kind === 'e') {
     const items = await nullIfNotFound(
-      ctx.certificates.loaders.entitlement.load({ entitlementId: originId, latest: false }),
+      certificatesOf(ctx).loaders.entitlement.load({ entitlementId: originId, latest: false }),
     );
     const item = items?.find((candidate) => candidate.certificateId === certificateId);
     return item ? fromEntitlementItem(originId, item) : null;

@@ -3,7 +3,7 @@
  * transactions asked for by id anywhere in one request leave as ONE list call per store.
  */
 import DataLoader from 'dataloader';
-import { createKeyedLoader } from '../graph/keyed-loader.ts';
+import { createKeyedLoader } from '../kit/keyed-loader.ts';
 import type { CommerceApi } from './commerce.api.ts';
 import type { RedactedTransaction } from './card-redaction.ts';
 

@@ -2,10 +2,9 @@
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
 import { nullIfNotFound } from '../errors/not-found.ts';
-import { encodeGlobalId } from '../graph/global-id.ts';
+import { encodeGlobalId } from '../kit/global-id.ts';
 import type { Resolvers } from '../generated/resolvers.ts';
-import type { GatewayContext } from '../server/context.ts';
-import { checkStoreId } from '../stitching/store-routing.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 import {
   registeredStoreIds,
   toChannel,
@@ -21,11 +20,12 @@ import {
 import { storeCustomerMutations } from './customer-mutations.ts';
 import { storeCustomerConnection } from './customer-connection.ts';
 import { transactionConnection } from './transaction-connection.ts';
-import { checkTextId, checkTransactionId } from './commerce-ids.ts';
+import { checkStoreId, checkTextId, checkTransactionId } from './commerce-ids.ts';
+import { commerceOf } from './commerce.request.ts';
 
 /** The channels of a store (or of the account), as parents. */
 async function channelsOf(ctx: GatewayContext, storeId: string | null): Promise<ChannelParent[]> {
-  const items = await ctx.commerce.loaders.channels.load(storeId ?? '');
+  const items = await commerceOf(ctx).loaders.channels.load(storeId ?? '');
   return items
     .map((raw) => toChannel(raw, storeId))
     .filter((channel): channel is ChannelParent => channel !== null);
@@ -41,7 +41,7 @@ export async function loadChannel(
   storeId: string | null,
 ): Promise<ChannelParent | null> {
   try {
-    const record = await nullIfNotFound(ctx.commerce.api.channel(channelId));
+    const record = await nullIfNotFound(commerceOf(ctx).api.channel(channelId));
     return record && toChannel(record, storeId);
   } catch (error) {
     if (!(error instanceof UpstreamError && error.kind === 'http' && error.status === 401)) {
@@ -58,7 +58,9 @@ async function loadCustomer(
   storeId: string,
   customerId: string,
 ): Promise<StoreCustomerParent | null> {
-  const record = await nullIfNotFound(ctx.commerce.loaders.customer.load({ storeId, customerId }));
+  const record = await nullIfNotFound(
+    commerceOf(ctx).loaders.customer.load({ storeId, customerId }),
+  );
   return record && toStoreCustomer(record, storeId);
 }
 
@@ -67,7 +69,7 @@ async function loadTransaction(
   storeId: string,
   transactionId: string,
 ): Promise<TransactionParent | null> {
-  const found = await ctx.commerce.loaders.transaction.load({ storeId, transactionId });
+  const found = await commerceOf(ctx).loaders.transaction.load({ storeId, transactionId });
   return found && toTransaction(found, storeId);
 }
 
@@ -100,22 +102,24 @@ export const commerceResolvers: Resolvers = {
   Store: {
     id: (parent) => encodeGlobalId('Store', parent.storeId),
     storeId: (parent) => parent.storeId,
-    raw: (parent, _args, ctx) => ctx.commerce.loaders.store.load(parent.storeId),
+    raw: (parent, _args, ctx) => commerceOf(ctx).loaders.store.load(parent.storeId),
     attribute: async (parent, { name }, ctx) => {
       if (name.trim() === '') {
         throw new GatewayError(ErrorCode.BAD_USER_INPUT, '`name` must not be empty', {
           field: 'name',
         });
       }
-      return nullIfNotFound(ctx.commerce.loaders.attribute.load({ storeId: parent.storeId, name }));
+      return nullIfNotFound(
+        commerceOf(ctx).loaders.attribute.load({ storeId: parent.storeId, name }),
+      );
     },
     channels: (parent, _args, ctx) => channelsOf(ctx, parent.storeId),
     customers: (parent, args, ctx) =>
-      storeCustomerConnection(ctx.commerce.api, parent.storeId, args),
+      storeCustomerConnection(commerceOf(ctx).api, parent.storeId, args),
     customer: (parent, { customerId }, ctx) =>
       loadCustomer(ctx, parent.storeId, checkTextId(customerId, 'customerId')),
     transactions: (parent, args, ctx, info) =>
-      transactionConnection(ctx.commerce.api, parent.storeId, args, info),
+      transactionConnection(commerceOf(ctx).api, parent.storeId, args, info),
     transaction: (parent, { transactionId }, ctx) =>
       loadTransaction(ctx, parent.storeId, checkTransactionId(transactionId)),
   },
@@ -177,7 +181,7 @@ export async function resolveStoreNode(
 ): Promise<StoreParent | null> {
   const [storeId] = parts;
   if (!storeId) return null;
-  const record = await nullIfNotFound(ctx.commerce.loaders.store.load(storeId));
+  const record = await nullIfNotFound(commerceOf(ctx).loaders.store.load(storeId));
   return record && toStore(storeId);
 }
 

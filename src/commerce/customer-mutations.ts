@@ -8,11 +8,11 @@ import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
 import { toUserErrors, type UserError } from '../errors/graphql-errors.ts';
 import type { MutationResolvers } from '../generated/resolvers.ts';
-import type { GatewayContext } from '../server/context.ts';
-import { checkStoreId } from '../stitching/store-routing.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 import type { CommerceRecord } from './commerce.api.ts';
-import { checkTextId } from './commerce-ids.ts';
+import { checkStoreId, checkTextId } from './commerce-ids.ts';
 import { toStoreCustomer, type StoreCustomerParent } from './commerce.mappers.ts';
+import { commerceOf } from './commerce.request.ts';
 
 function customerBody(value: unknown): CommerceRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -42,8 +42,8 @@ async function customerWrite(
     const customer = toStoreCustomer(record, prepared.storeId);
     // Later reads of this customer in the same request see the written record.
     if (customer) {
-      ctx.commerce.loaders.customer
-        .clear({ storeId: prepared.storeId, customerId: customer.customerId })
+      commerceOf(ctx)
+        .loaders.customer.clear({ storeId: prepared.storeId, customerId: customer.customerId })
         .prime({ storeId: prepared.storeId, customerId: customer.customerId }, record);
     }
     return { customer, userErrors: [] };
@@ -58,7 +58,7 @@ export const storeCustomerMutations: MutationResolvers = {
     customerWrite(ctx, () => {
       const storeId = checkStoreId(input.storeId);
       const body = customerBody(input.customer);
-      return { storeId, write: () => ctx.commerce.api.createCustomer(storeId, body) };
+      return { storeId, write: () => commerceOf(ctx).api.createCustomer(storeId, body) };
     }),
 
   updateStoreCustomer: (_parent, { input }, ctx) =>
@@ -68,7 +68,7 @@ export const storeCustomerMutations: MutationResolvers = {
       const body = customerBody(input.customer);
       return {
         storeId,
-        write: () => ctx.commerce.api.updateCustomer(storeId, customerId, body),
+        write: () => commerceOf(ctx).api.updateCustomer(storeId, customerId, body),
       };
     }),
 };

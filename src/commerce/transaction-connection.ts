@@ -12,7 +12,7 @@ import {
   pageCovering,
   resolveWindow,
   type Connection,
-} from '../pagination/offset-cursor.ts';
+} from '../kit/offset-cursor.ts';
 import type { CommerceApi, TransactionQuery } from './commerce.api.ts';
 import { toTransaction, type TransactionParent } from './commerce.mappers.ts';
 import { checkTransactionId } from './commerce-ids.ts';

@@ -6,7 +6,7 @@ import type { ViewerParent } from '../graph/viewer.resolvers.ts';
 import type { StoreParent, ChannelParent, StoreCustomerParent, TransactionParent } from '../commerce/commerce.mappers.ts';
 import type { AppParent, AppJobParent, AppSourceUploadParent, AppDeploymentParent, AppDeploymentListParent } from '../hosting/hosting.mappers.ts';
 import type { RuntimeStatusDto, VariantStateDto, VariantLifecycleDto, SecretListingDto, SecretMetaDto, LogsDto, LogEntryDto } from '../hosting/hosting.api.ts';
-import type { GatewayContext } from '../server/context.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };

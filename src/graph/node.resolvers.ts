@@ -1,6 +1,6 @@
 /** `node(id:)`: decodes the global id and asks the owning domain to fetch the object again. */
 import type { Resolvers } from '../generated/resolvers.ts';
-import type { GatewayContext } from '../server/context.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 import { resolveCertificateNode } from '../certificates/certificates.resolvers.ts';
 import {
   resolveChannelNode,
@@ -9,7 +9,7 @@ import {
   resolveTransactionNode,
 } from '../commerce/commerce.resolvers.ts';
 import { resolveAppNode } from '../hosting/hosting.resolvers.ts';
-import { decodeGlobalId } from './global-id.ts';
+import { decodeGlobalId } from '../kit/global-id.ts';
 
 type NodeResolver = (
   parts: string[],

@@ -10,6 +10,7 @@ import { requireId, secretChangesBody, updateAppBody } from './hosting-inputs.ts
 import { fromAppRecord, fromCreatedJob, fromPublishResult } from './hosting.mappers.ts';
 import { prepareSourceUpload, uploadDeadlineMs } from './hosting-source-upload.ts';
 import { withOutcomeHint, type HostingWrite } from './hosting-write-outcome.ts';
+import { hostingOf } from './hosting.request.ts';
 
 /** userErrors for the input problems; the unknown-outcome hint for the rest (rethrown). */
 const userErrorsOf = (error: unknown, write: HostingWrite): UserError[] =>
@@ -31,7 +32,7 @@ export const hostingMutationResolvers: Resolvers = {
     createApp: async (_parent, { input }, ctx) => {
       try {
         const name = requireId(input.name, 'name');
-        return { job: fromCreatedJob(await ctx.hosting.api.createApp(name)), userErrors: [] };
+        return { job: fromCreatedJob(await hostingOf(ctx).api.createApp(name)), userErrors: [] };
       } catch (error) {
         return { job: null, userErrors: userErrorsOf(error, 'createApp') };
       }
@@ -40,7 +41,7 @@ export const hostingMutationResolvers: Resolvers = {
     updateApp: async (_parent, { input }, ctx) => {
       try {
         const appId = requireId(input.appId, 'appId');
-        const record = await ctx.hosting.api.updateApp(appId, updateAppBody(input));
+        const record = await hostingOf(ctx).api.updateApp(appId, updateAppBody(input));
         return { app: fromAppRecord(record), userErrors: [] };
       } catch (error) {
         return { app: null, userErrors: userErrorsOf(error, 'updateApp') };
@@ -50,7 +51,7 @@ export const hostingMutationResolvers: Resolvers = {
     deleteApp: async (_parent, { input }, ctx) => {
       try {
         const appId = requireId(input.appId, 'appId');
-        await ctx.hosting.api.deleteApp(appId);
+        await hostingOf(ctx).api.deleteApp(appId);
         return { deletedAppId: appId, userErrors: [] };
       } catch (error) {
         return { deletedAppId: null, userErrors: userErrorsOf(error, 'deleteApp') };
@@ -61,7 +62,7 @@ export const hostingMutationResolvers: Resolvers = {
       try {
         const appId = requireId(input.appId, 'appId');
         const upload = await prepareSourceUpload(input.zipFile);
-        const { jobId } = await ctx.hosting.api.uploadSource(
+        const { jobId } = await hostingOf(ctx).api.uploadSource(
           appId,
           upload.body,
           uploadDeadlineMs(upload.bytes),
@@ -75,7 +76,7 @@ export const hostingMutationResolvers: Resolvers = {
     deployApp: async (_parent, { input }, ctx) => {
       try {
         const appId = requireId(input.appId, 'appId');
-        const result = await ctx.hosting.api.deploy(appId);
+        const result = await hostingOf(ctx).api.deploy(appId);
         return { deployment: fromPublishResult(appId, result), userErrors: [] };
       } catch (error) {
         return { deployment: null, userErrors: userErrorsOf(error, 'deployApp') };
@@ -86,7 +87,7 @@ export const hostingMutationResolvers: Resolvers = {
       try {
         const appId = requireId(input.appId, 'appId');
         // The body holds secret values: it goes to the upstream and nowhere else.
-        const listing = await ctx.hosting.api.changeSecrets(appId, secretChangesBody(input));
+        const listing = await hostingOf(ctx).api.changeSecrets(appId, secretChangesBody(input));
         return { secrets: listing, userErrors: [] };
       } catch (error) {
         return { secrets: null, userErrors: secretUserErrors(error) };

@@ -6,11 +6,7 @@
  */
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
-import {
-  awaitFileUpload,
-  inspectFileUpload,
-  multipartFileBody,
-} from '../server/uploads/file-upload.ts';
+import { awaitFileUpload, inspectFileUpload, multipartFileBody } from '../kit/file-upload.ts';
 import type { SizedStreamBody } from './hosting.api.ts';
 
 /** `PK\x03\x04`: every zip archive with at least one entry starts with a local file header. */

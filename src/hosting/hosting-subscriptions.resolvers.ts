@@ -5,7 +5,7 @@
  */
 import type { Resolvers } from '../generated/resolvers.ts';
 import { watchDeployment, watchJob, watchSourceUpload } from './hosting-watches.ts';
-import type { WatchEvent } from './job-pollers.ts';
+import type { WatchEvent } from '../kit/shared-pollers.ts';
 
 function stateOf<T>(event: WatchEvent<T>): T {
   if (event.kind === 'error') throw event.error;
@@ -15,17 +15,17 @@ function stateOf<T>(event: WatchEvent<T>): T {
 export const hostingSubscriptionResolvers: Resolvers = {
   Subscription: {
     appJob: {
-      subscribe: (_parent, { jobId }, ctx) => ctx.hosting.pollers.watch(watchJob(ctx, jobId)),
+      subscribe: (_parent, { jobId }, ctx) => ctx.pollers.watch(watchJob(ctx, jobId)),
       resolve: stateOf,
     },
     appSourceUpload: {
       subscribe: (_parent, { appId, jobId }, ctx) =>
-        ctx.hosting.pollers.watch(watchSourceUpload(ctx, appId, jobId)),
+        ctx.pollers.watch(watchSourceUpload(ctx, appId, jobId)),
       resolve: stateOf,
     },
     appDeployment: {
       subscribe: (_parent, { appId, deploymentId }, ctx) =>
-        ctx.hosting.pollers.watch(watchDeployment(ctx, appId, deploymentId)),
+        ctx.pollers.watch(watchDeployment(ctx, appId, deploymentId)),
       resolve: stateOf,
     },
   },

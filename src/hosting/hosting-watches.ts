@@ -5,7 +5,7 @@
  */
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
-import type { GatewayContext } from '../server/context.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 import { requireCredential } from '../upstream/require-credential.ts';
 import { requireId, WATCH_DEPLOYMENTS_LIMIT } from './hosting-inputs.ts';
 import {
@@ -17,7 +17,8 @@ import {
   type AppJobParent,
   type AppSourceUploadParent,
 } from './hosting.mappers.ts';
-import type { WatchSpec } from './job-pollers.ts';
+import type { WatchSpec } from '../kit/shared-pollers.ts';
+import { hostingOf } from './hosting.request.ts';
 
 /** Credential id first: two tokens never share a poller, two subscribers of one token always do. */
 const keyOf = (ctx: GatewayContext, kind: string, ...ids: string[]): string =>
@@ -25,7 +26,7 @@ const keyOf = (ctx: GatewayContext, kind: string, ...ids: string[]): string =>
 
 export function watchJob(ctx: GatewayContext, jobId: string): WatchSpec<AppJobParent> {
   requireId(jobId, 'jobId');
-  const api = ctx.hosting.api;
+  const api = hostingOf(ctx).api;
   return {
     key: keyOf(ctx, 'job', jobId),
     poll: async (signal) => fromJobRead(await api.job(jobId, signal)),
@@ -40,7 +41,7 @@ export function watchSourceUpload(
 ): WatchSpec<AppSourceUploadParent> {
   requireId(appId, 'appId');
   requireId(jobId, 'jobId');
-  const api = ctx.hosting.api;
+  const api = hostingOf(ctx).api;
   return {
     key: keyOf(ctx, 'upload', appId, jobId),
     poll: async (signal) =>
@@ -56,7 +57,7 @@ export function watchDeployment(
 ): WatchSpec<AppDeploymentParent> {
   requireId(appId, 'appId');
   requireId(deploymentId, 'deploymentId');
-  const api = ctx.hosting.api;
+  const api = hostingOf(ctx).api;
   return {
     key: keyOf(ctx, 'deployment', appId, deploymentId),
     poll: async (signal) => {

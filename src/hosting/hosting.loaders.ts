@@ -3,7 +3,7 @@
  * many fields or list items ask for it. Status reads (job, upload, deployments) advance state
  * upstream, so reading them once per request also keeps one request's answer consistent.
  */
-import { createKeyedLoader } from '../graph/keyed-loader.ts';
+import { createKeyedLoader } from '../kit/keyed-loader.ts';
 import type { HostingApi, UpstreamVariant } from './hosting.api.ts';
 
 const join = (...parts: (string | number | undefined)[]): string =>

@@ -2,7 +2,7 @@
  * Upstream hosting records → the parents the hosting resolvers work from, plus the open value sets
  * (the document shows none of them completely: an unseen value is UNKNOWN, its text stays readable).
  */
-import { openEnum } from '../graph/open-enum.ts';
+import { openEnum } from '../kit/open-enum.ts';
 import type {
   AppDto,
   DeploymentItemDto,

@@ -4,9 +4,9 @@
  */
 import GraphQLUpload from 'graphql-upload/GraphQLUpload.mjs';
 import { nullIfNotFound } from '../errors/not-found.ts';
-import { encodeGlobalId } from '../graph/global-id.ts';
+import { encodeGlobalId } from '../kit/global-id.ts';
 import type { Resolvers } from '../generated/resolvers.ts';
-import type { GatewayContext } from '../server/context.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 import type { AppDto, SecretMetaDto } from './hosting.api.ts';
 import { deploymentsLimit, logsQuery, requireId, upstreamVariant } from './hosting-inputs.ts';
 import {
@@ -28,10 +28,11 @@ import {
 } from './hosting.mappers.ts';
 import { hostingMutationResolvers } from './hosting-mutations.resolvers.ts';
 import { hostingSubscriptionResolvers } from './hosting-subscriptions.resolvers.ts';
+import { hostingOf } from './hosting.request.ts';
 
 /** The app record: the parent's when it has one, else the single-app read (once per request). */
 const recordOf = (parent: AppParent, ctx: GatewayContext): AppDto | Promise<AppDto> =>
-  parent.record ?? ctx.hosting.loaders.app.load(parent.appId);
+  parent.record ?? hostingOf(ctx).loaders.app.load(parent.appId);
 
 const secretList = (list: { secrets: SecretMetaDto[] } | undefined): SecretMetaDto[] | null =>
   list ? list.secrets : null;
@@ -40,11 +41,12 @@ export const hostingResolvers: Resolvers = {
   Upload: GraphQLUpload,
 
   Query: {
-    apps: async (_parent, _args, ctx) => (await ctx.hosting.api.listApps()).apps.map(fromAppRecord),
+    apps: async (_parent, _args, ctx) =>
+      (await hostingOf(ctx).api.listApps()).apps.map(fromAppRecord),
     // No upstream call here: the fields load what they need (see the SDL).
     app: (_parent, { appId }) => appById(requireId(appId, 'appId')),
     appJob: async (_parent, { jobId }, ctx) => {
-      const read = await nullIfNotFound(ctx.hosting.loaders.job.load(requireId(jobId, 'jobId')));
+      const read = await nullIfNotFound(hostingOf(ctx).loaders.job.load(requireId(jobId, 'jobId')));
       return read && fromJobRead(read);
     },
   },
@@ -66,29 +68,29 @@ export const hostingResolvers: Resolvers = {
       const own = parent.record?.variantsWithLifecycle;
       if (own) return own;
       // List records lack it: the single-app read has it.
-      const record = await ctx.hosting.loaders.app.load(parent.appId);
+      const record = await hostingOf(ctx).loaders.app.load(parent.appId);
       return record.variantsWithLifecycle ?? [];
     },
-    runtimeStatus: (parent, _args, ctx) => ctx.hosting.loaders.runtimeStatus.load(parent.appId),
+    runtimeStatus: (parent, _args, ctx) => hostingOf(ctx).loaders.runtimeStatus.load(parent.appId),
     deployments: async (parent, { limit }, ctx) => ({
       appId: parent.appId,
-      list: await ctx.hosting.loaders.deployments.load({
+      list: await hostingOf(ctx).loaders.deployments.load({
         appId: parent.appId,
         limit: deploymentsLimit(limit),
       }),
     }),
     secrets: (parent, { variant }, ctx) =>
-      ctx.hosting.loaders.secrets.load({
+      hostingOf(ctx).loaders.secrets.load({
         appId: parent.appId,
         variant: variant ? upstreamVariant(variant) : undefined,
       }),
-    logs: (parent, args, ctx) => ctx.hosting.api.logs(parent.appId, logsQuery(args)),
+    logs: (parent, args, ctx) => hostingOf(ctx).api.logs(parent.appId, logsQuery(args)),
     sourceUpload: async (parent, { jobId }, ctx) => {
       const key = { appId: parent.appId, jobId: requireId(jobId, 'jobId') };
       return fromUploadStatus(
         key.appId,
         key.jobId,
-        await ctx.hosting.loaders.sourceUpload.load(key),
+        await hostingOf(ctx).loaders.sourceUpload.load(key),
       );
     },
   },
@@ -185,6 +187,6 @@ export async function resolveAppNode(
 ): Promise<AppParent | null> {
   const [appId] = parts;
   if (!appId) return null;
-  const record = await nullIfNotFound(ctx.hosting.loaders.app.load(appId));
+  const record = await nullIfNotFound(hostingOf(ctx).loaders.app.load(appId));
   return record && fromAppRecord(record);
 }

@@ -4,7 +4,6 @@
  * calls by route template, buckets by class.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CircuitState } from '../upstream/circuit-breaker.ts';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -19,6 +18,9 @@ export interface GatewayMetrics {
 /** Operation names are client-chosen: keep well-formed ones, and at most this many distinct. */
 const MAX_OPERATION_NAMES = 200;
 const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+/** A circuit's state as reported (upstream/circuit-breaker.ts keeps circuits in these states). */
+export type CircuitState = 'closed' | 'open' | 'half-open';
+
 const BREAKER_STATE_VALUE: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
 
 export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {

@@ -4,7 +4,7 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLError } from 'graphql';
-import type { GatewayContext } from './context.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 import { rootCauseOf, stampRequestId } from '../errors/graphql-errors.ts';
 import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
 import { variableValueProblems } from './variable-values.ts';

@@ -19,9 +19,9 @@ import {
   variableValuesPlugin,
 } from './apollo-plugins.ts';
 import { createRequestFacts } from '../upstream/request-facts.ts';
-import { createGatewayContext, type GatewayContext } from './context.ts';
+import { createGatewayContext, type GatewayContext } from '../kit/request-context.ts';
 import { storeIdHeaderOf } from '../stitching/store-routing.ts';
-import { createPollerRegistry } from '../hosting/job-pollers.ts';
+import { createPollerRegistry } from '../kit/shared-pollers.ts';
 import { registerSubscriptionTransports } from './subscriptions/subscription-transports.ts';
 import { registerGraphQLMultipart } from './uploads/graphql-multipart.plugin.ts';
 import { registerHealthRoutes } from './health.routes.ts';
@@ -33,7 +33,7 @@ import {
 } from './response-cache/response-replay.hook.ts';
 import { createGatewayMetrics } from '../observability/metrics.ts';
 import { registerMetricsRoute } from '../observability/metrics.routes.ts';
-import { observabilityPlugin } from '../observability/observability-plugin.ts';
+import { observabilityPlugin } from './observability-plugin.ts';
 import { createLogSpanExporter, createTracing } from '../observability/tracing.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 

@@ -8,7 +8,7 @@ import type { ApolloServerOptions, ApolloServerPlugin } from '@apollo/server';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { RedisConnection } from '../upstream/redis-connection.ts';
-import type { GatewayContext } from './context.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 import { registerExplorer } from './explorer/explorer.routes.ts';
 import { registerGraphqlHttpPolicy } from './http-policy/graphql-http-policy.ts';
 import { idempotencyPlugin } from './idempotency/idempotency.plugin.ts';

@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { buildSchema, type DocumentNode, type GraphQLResolveInfo } from 'graphql';
 import { Subschema, delegateToSchema, type SubschemaConfig } from '@graphql-tools/delegate';
-import type { GatewayContext } from '../server/context.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 import { localNames, planRenames } from './name-collisions.ts';
 import { REMOTE_SUBGRAPHS, snapshotUrl, type RemoteSubgraph } from './remote-subgraphs.ts';
 import { createStoreExtension, STORE_TYPE, type StoreExtension } from './store-extension.ts';

@@ -13,7 +13,7 @@ import {
 } from 'graphql';
 import { delegateToSchema, type Subschema } from '@graphql-tools/delegate';
 import { astFromField } from '@graphql-tools/utils';
-import type { GatewayContext } from '../server/context.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 import type { RemoteSubgraph } from './remote-subgraphs.ts';
 import { STORE_ID_ARGUMENT, subgraphScope } from './store-routing.ts';
 

@@ -9,15 +9,14 @@
  */
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
-import type { GatewayContext } from '../server/context.ts';
+import { checkUuid } from '../kit/id-checks.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 
 /** The argument added to every root field of the catalog and tax subgraphs. */
 export const STORE_ID_ARGUMENT = 'storeId';
 
 /** The request header a client may send instead of the argument. */
 export const STORE_ID_HEADER = 'x-store-id';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a subgraph executor receives as `context`: the request, and the store when scoped. */
 export interface SubgraphScope {
@@ -45,15 +44,8 @@ export function subgraphScope(gateway: GatewayContext, storeId: string | null): 
 }
 
 /** Store ids are uuids (commerce document, path parameter `storeId`): checked before any call. */
-export function checkStoreId(value: string, field = STORE_ID_ARGUMENT): string {
-  const trimmed = value.trim();
-  if (!UUID.test(trimmed)) {
-    throw new GatewayError(ErrorCode.BAD_USER_INPUT, `\`${field}\` must be a store id (a uuid)`, {
-      field,
-    });
-  }
-  return trimmed.toLowerCase();
-}
+export const checkStoreId = (value: string, field = STORE_ID_ARGUMENT): string =>
+  checkUuid(value, field, 'a store id');
 
 /**
  * The store of a catalog/tax root field: the `storeId` argument, else the `X-Store-Id` request

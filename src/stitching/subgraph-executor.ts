@@ -13,6 +13,7 @@ import {
 } from '../errors/subgraph-errors.ts';
 import type { RemoteSubgraph } from './remote-subgraphs.ts';
 import type { SubgraphScope } from './store-routing.ts';
+import { subgraphsOf } from './subgraph.request.ts';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -48,7 +49,7 @@ export function createSubgraphExecutor(subgraph: RemoteSubgraph): Executor {
     if (!scope?.gateway) {
       throw new Error(`the ${subgraph.name} subgraph was called without a subgraph scope`);
     }
-    const body = await scope.gateway.commerce.subgraphs.execute(
+    const body = await subgraphsOf(scope.gateway).execute(
       subgraph,
       scope.storeId,
       {

@@ -5,7 +5,9 @@
  * success closes the circuit, failure opens it again. Fields backed by the cache still resolve
  * (served stale) while a circuit is open.
  */
-export type CircuitState = 'closed' | 'open' | 'half-open';
+import type { CircuitState } from '../observability/metrics.ts';
+
+export type { CircuitState };
 
 export interface CircuitBreakerOptions {
   readonly failureThreshold: number;

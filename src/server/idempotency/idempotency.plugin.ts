@@ -21,7 +21,7 @@ import type { FormattedExecutionResult } from 'graphql';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import { formatGraphQLError } from '../../errors/graphql-errors.ts';
-import type { GatewayContext } from '../context.ts';
+import type { GatewayContext } from '../../kit/request-context.ts';
 import type { DoneRecord, IdempotencyStore } from './idempotency-store.ts';
 import { IDEMPOTENCY_KEY, recordKeyOf, requestFingerprint } from './request-fingerprint.ts';
 

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GatewayMetrics } from '../../observability/metrics.ts';
 import type { CredentialFactory } from '../../upstream/credential.ts';
 import { bearerToken } from '../../upstream/credential.ts';
-import type { GatewayContext } from '../context.ts';
+import type { GatewayContext } from '../../kit/request-context.ts';
 import type { GraphqlResponseCache } from './graphql-response-cache.ts';
 
 declare module 'fastify' {

@@ -11,7 +11,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import type { GatewayContext } from '../context.ts';
+import type { GatewayContext } from '../../kit/request-context.ts';
 import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import {
   formatRequestErrors,

@@ -30,7 +30,7 @@ import type { Credential } from '../../upstream/credential.ts';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { limitGraphQLError } from '../limits/operation-limits.ts';
 import type { SubscriptionGuard } from '../limits/subscription-guard.ts';
-import type { GatewayContext } from '../context.ts';
+import type { GatewayContext } from '../../kit/request-context.ts';
 
 /** The request side of a context: what `createGatewayContext` needs besides its dependencies. */
 export interface SubscriptionRequest {

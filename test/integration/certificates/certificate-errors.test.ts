@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
-import { encodeGlobalId } from '../../../src/graph/global-id.ts';
+import { encodeGlobalId } from '../../../src/kit/global-id.ts';
 
 let stack: Stack;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import {
   createPollerRegistry,
   type WatchEvent,
   type WatchSpec,
-} from '../../../src/hosting/job-pollers.ts';
+} from '../../../src/kit/shared-pollers.ts';
 
 const options = { minIntervalMs: 5, maxIntervalMs: 20, maxLifetimeMs: 10_000 };
 

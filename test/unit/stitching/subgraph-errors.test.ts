@@ -2,7 +2,7 @@ import { graphql, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatGraphQLError } from '../../../src/errors/graphql-errors.ts';
 import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
-import type { GatewayContext } from '../../../src/server/context.ts';
+import type { GatewayContext } from '../../../src/kit/request-context.ts';
 import type { SubgraphClient } from '../../../src/stitching/subgraph-client.ts';
 
 const STORE = '11111111-1111-4111-8111-111111111111';
@@ -21,8 +21,9 @@ async function run(source: string, answer: unknown) {
       return answer;
     },
   };
+  // The only per-request state stitched fields reach for is the subgraph client.
   const contextValue = {
-    commerce: { subgraphs },
+    scoped: () => subgraphs,
     storeIdHeader: STORE,
   } as unknown as GatewayContext;
   const result = await graphql({ schema, source, contextValue });

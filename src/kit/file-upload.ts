@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FileUpload } from 'graphql-upload/processRequest.mjs';
-import { ErrorCode } from '../../errors/error-codes.ts';
-import { GatewayError } from '../../errors/gateway-errors.ts';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
 
 export type { FileUpload };
 

@@ -4,9 +4,9 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import { SpanStatusCode } from '@opentelemetry/api';
-import type { GatewayContext } from '../server/context.ts';
-import type { GatewayMetrics } from './metrics.ts';
-import type { Tracing } from './tracing.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
+import type { GatewayMetrics } from '../observability/metrics.ts';
+import type { Tracing } from '../observability/tracing.ts';
 
 export function observabilityPlugin(
   metrics: GatewayMetrics | undefined,

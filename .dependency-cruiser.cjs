@@ -1,0 +1,77 @@
+/**
+ * The layers of Weft, top to bottom (README "Layers"). An import may only point down, never up,
+ * and never from one domain into another; type-only imports count the same. `npm run check` runs
+ * this (`npm run deps:check`).
+ *
+ *   main.ts → server/ → graph/ → domains (certificates/ hosting/ commerce/ stitching/)
+ *           → kit/ → upstream/ → errors/ config.ts observability/
+ *
+ * generated/ (codegen's resolver types) sits beside the layers: it is imported for types only.
+ * The simulator is not part of the product: only main.ts may load it (dynamically, on request).
+ */
+const LAYERS = [
+  { name: 'main', path: '^src/main\\.ts$' },
+  { name: 'server', path: '^src/server/' },
+  { name: 'graph', path: '^src/graph/' },
+  { name: 'domains', path: '^src/(certificates|hosting|commerce|stitching)/' },
+  { name: 'kit', path: '^src/kit/' },
+  { name: 'upstream', path: '^src/upstream/' },
+  { name: 'foundation', path: '^src/(errors/|observability/|config\\.ts$)' },
+];
+
+/** One rule per layer: nothing in it imports a layer above it. */
+const upward = LAYERS.slice(1).map((layer, index) => ({
+  name: `no-import-up-from-${layer.name}`,
+  comment: `${layer.name} may import only the layers below it`,
+  severity: 'error',
+  from: { path: layer.path },
+  to: { path: LAYERS.slice(0, index + 1).map((above) => above.path) },
+}));
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: 'no-import-across-domains',
+      comment: 'a domain reaches another only through the layers below both (kit, upstream)',
+      severity: 'error',
+      from: { path: '^src/(certificates|hosting|commerce|stitching)/' },
+      to: {
+        path: '^src/(certificates|hosting|commerce|stitching)/',
+        pathNot: '^src/$1/',
+      },
+    },
+    {
+      name: 'generated-is-types-only',
+      comment: 'src/generated holds resolver types: import it with `import type`',
+      severity: 'error',
+      from: {},
+      to: { path: '^src/generated/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'simulator-outside-the-product',
+      comment: 'the product never imports the simulator (main.ts loads it dynamically when asked)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/simulator/', '^src/main\\.ts$'] },
+      to: { path: '^src/simulator/' },
+    },
+    {
+      name: 'simulator-stands-alone',
+      comment: 'the simulator is built from the upstream documents, not from the product',
+      severity: 'error',
+      from: { path: '^src/simulator/' },
+      to: { path: '^src/', pathNot: '^src/simulator/' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(simulator|generated)/' },
+      to: { circular: true, pathNot: '^src/generated/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

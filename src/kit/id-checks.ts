@@ -1,0 +1,19 @@
+/**
+ * Checks of ids that become part of an upstream path, made before any upstream call: a bad id is
+ * `BAD_USER_INPUT` naming the argument and costs nothing upstream.
+ */
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A uuid-shaped id (`what` names it in the message: "a store id"), lower-cased. */
+export function checkUuid(value: string, field: string, what: string): string {
+  const id = value.trim();
+  if (!UUID.test(id)) {
+    throw new GatewayError(ErrorCode.BAD_USER_INPUT, `\`${field}\` must be ${what} (a uuid)`, {
+      field,
+    });
+  }
+  return id.toLowerCase();
+}
