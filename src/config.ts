@@ -99,7 +99,7 @@ const ConfigSchema = z.object({
   CACHE_MAX_BYTES: int(1024 * 1024).default(64 * 1024 * 1024),
   /** How old a cached value may be when it is served because the upstream failed (stale-if-error). */
   CACHE_STALE_MAX_AGE_SEC: int(0, 86_400).default(600),
-  /** Per-kind TTL overrides, `kind=seconds,kind=seconds` (kinds: README "Cache"). */
+  /** Per-kind TTL overrides, `kind=seconds,kind=seconds` (kinds: docs/efficiency.md "Cache"). */
   CACHE_TTL_OVERRIDES: ttlOverrides
     .optional()
     .transform((overrides) => overrides ?? (new Map() as ReadonlyMap<CacheKind, number>)),
@@ -137,7 +137,7 @@ const ConfigSchema = z.object({
    */
   CREDENTIAL_HMAC_SECRET: z.string().min(16).optional(),
   INTROSPECTION: bool.default('true'),
-  // Production policy (src/server/limits, persisted-operations, idempotency, explorer): README "Security".
+  // Production policy (src/server/limits, persisted-operations, idempotency, explorer): docs/security.md.
   /** Deepest field nesting of an operation (the standard introspection query is 15 deep). */
   LIMIT_MAX_DEPTH: int(1, 1_000).default(15),
   /** Aliased fields per operation, counted through fragments. */
@@ -150,7 +150,7 @@ const ConfigSchema = z.object({
   LIMIT_MAX_TOKENS: int(100, 1_000_000).default(2_000),
   /** UTF-8 bytes of one GraphQL document. */
   LIMIT_MAX_DOCUMENT_BYTES: int(512, 10 * 1024 * 1024).default(32 * 1024),
-  /** Estimated cost of an operation (README "Security": objects resolved, lists times their size). */
+  /** Estimated cost of an operation (docs/security.md: objects resolved, lists times their size). */
   LIMIT_MAX_COST: int(1, 10_000_000).default(1_000),
   /** The size assumed for a list without a `first`/`last`/`limit`/`pageSize`/`lines` argument. */
   LIMIT_DEFAULT_LIST_SIZE: int(1, 10_000).default(10),
@@ -158,7 +158,7 @@ const ConfigSchema = z.object({
   REQUEST_BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024).default(256 * 1024),
   /** How long an automatic persisted query stays registered. */
   APQ_TTL_SEC: int(1).default(86_400),
-  /** Trusted-documents mode: a JSON manifest of the only operations served (README "Security"). */
+  /** Trusted-documents mode: a JSON manifest of the only operations served (docs/security.md). */
   TRUSTED_DOCUMENTS_PATH: z.string().min(1).optional(),
   /** How long a mutation's result is kept for replay under its `Idempotency-Key`. */
   IDEMPOTENCY_TTL_SEC: int(60).default(86_400),

@@ -1,5 +1,5 @@
 /**
- * Card data redaction (DESIGN.md "Secrets and sensitive data"): card numbers, track data, PIN
+ * Card data redaction (docs/commerce.md "Card data"): card numbers, track data, PIN
  * blocks, CV data, 3-D Secure cryptograms, EMV tags and key serial numbers never leave the gateway —
  * not in a field, not in `raw`, not in a log, an error or a cache entry. The transactions API calls
  * {@link redactTransaction} on every record the moment the upstream answer arrives, so no loader,

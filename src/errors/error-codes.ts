@@ -1,4 +1,4 @@
-/** The gateway's error codes (`extensions.code`), DESIGN.md "Errors". Clients match on these. */
+/** The gateway's error codes (`extensions.code`), docs/errors.md. Clients match on these. */
 export const ErrorCode = {
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   FORBIDDEN: 'FORBIDDEN',

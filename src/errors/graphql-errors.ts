@@ -1,5 +1,5 @@
 /**
- * THE place where errors become GraphQL errors (DESIGN.md "Errors"): Apollo's `formatError` calls
+ * THE place where errors become GraphQL errors (docs/errors.md): Apollo's `formatError` calls
  * {@link formatGraphQLError}; mutation resolvers call {@link toUserErrors} for upstream 400/409/422.
  * Anything that is not a typed gateway/upstream error or a graphql-js request error is masked.
  */

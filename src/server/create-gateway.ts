@@ -93,7 +93,7 @@ export async function createGateway(
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
-  // Limits, HTTP policy, persisted operations, idempotency, explorer (README "Security").
+  // Limits, HTTP policy, persisted operations, idempotency, explorer (docs/security.md).
   const policy = await createProductionPolicy(
     app,
     config,

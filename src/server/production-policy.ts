@@ -1,5 +1,5 @@
 /**
- * The gateway's production policy, assembled in one place (README "Security"): operation limits,
+ * The gateway's production policy, assembled in one place (docs/security.md): operation limits,
  * the HTTP policy of the GraphQL endpoint, persisted operations (APQ or trusted documents),
  * idempotent mutations and the self-hosted explorer. `create-gateway.ts` spreads its Apollo options
  * and plugins; observability plugins (metrics, tracing) belong in that plugin list too.

@@ -1,5 +1,5 @@
 /**
- * The simulator's credentials and scopes (DESIGN.md fixtures).
+ * The simulator's credentials and scopes (docs/simulator.md).
  *
  * Decisions where the seeds say "not shown":
  * - Certificates: the document shows no scopes; the simulator uses `ssl.certificates:read` for every
@@ -70,7 +70,7 @@ export function authenticate(header: string | undefined): AuthResult {
   return principal ? { ok: true, principal } : { ok: false, reason: 'unknown' };
 }
 
-/** The commerce stores of the fixtures and the account that owns each (DESIGN.md). */
+/** The commerce stores of the fixtures and the account that owns each (docs/simulator.md). */
 export const STORE_A = '11111111-1111-4111-8111-111111111111';
 export const STORE_B = '22222222-2222-4222-8222-222222222222';
 export const STORE_ACCOUNTS: Readonly<Record<string, AccountId>> = {

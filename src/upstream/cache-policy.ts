@@ -244,7 +244,7 @@ export const ROUTE_POLICIES: Readonly<Record<string, RoutePolicy>> = {
 export const policyKey = (call: Pick<UpstreamCall, 'method' | 'route'>): string =>
   `${call.method} ${call.route}`;
 
-/** The TTL table (README "Cache"): kind, TTL, routes. */
+/** The TTL table (docs/efficiency.md "Cache"): kind, TTL, routes. */
 export function cacheKinds(): { kind: string; ttlSec: number; routes: string[] }[] {
   const rows = new Map<string, { kind: string; ttlSec: number; routes: string[] }>();
   for (const [route, policy] of Object.entries(ROUTE_POLICIES)) {

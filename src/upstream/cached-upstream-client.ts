@@ -1,5 +1,5 @@
 /**
- * The cache and singleflight layers of the upstream client (DESIGN.md: cache → singleflight →
+ * The cache and singleflight layers of the upstream client (docs/efficiency.md: cache → singleflight →
  * token bucket → undici). Per call, the route's policy (`cache-policy.ts`) decides:
  * - cacheable read: a fresh entry answers without an upstream call; otherwise one call per key is in
  *   flight at a time (singleflight) and its answer is stored. When that call fails with a 5xx, a 429,

@@ -1,5 +1,5 @@
 /**
- * Card data never leaves the gateway (DESIGN.md "Secrets and sensitive data") and never reaches the
+ * Card data never leaves the gateway (docs/commerce.md "Card data") and never reaches the
  * cache or Redis either: transaction answers pass through {@link redactCardData} before they are
  * stored and before the domain sees them, so a cached answer and a fresh one look the same.
  *

@@ -1,5 +1,5 @@
 /**
- * Circuit breaking per upstream route class (issue 6): after `failureThreshold` consecutive
+ * Circuit breaking per upstream route class (docs/operations.md "Circuit breaking"): after `failureThreshold` consecutive
  * failures (5xx, network errors, timeouts) a class opens and its calls fail at once with
  * UPSTREAM_UNAVAILABLE for `openMs`; then exactly one call is let through as a half-open probe —
  * success closes the circuit, failure opens it again. Fields backed by the cache still resolve

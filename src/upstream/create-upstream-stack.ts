@@ -1,5 +1,5 @@
 /**
- * Builds the one upstream client from the configuration, in the order of DESIGN.md:
+ * Builds the one upstream client from the configuration, in this order (README "Layers", docs/efficiency.md):
  *
  *   cache (keyv, credential-scoped) → singleflight → [deadline + retries] → token bucket → undici
  *

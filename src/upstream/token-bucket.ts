@@ -1,6 +1,6 @@
 /**
- * The per-credential token bucket in front of every upstream call (DESIGN.md "The way a request
- * travels"), plus the route-class buckets of `route-classes.ts`.
+ * The per-credential token bucket in front of every upstream call (docs/efficiency.md "Budget"),
+ * plus the route-class buckets of `route-classes.ts`.
  *
  * The credential bucket mirrors the upstream's window ("600 requests per ~1399 s per credential"):
  * - capacity and refill come from config (`UPSTREAM_RATE_LIMIT` per `UPSTREAM_RATE_WINDOW_SEC`);

@@ -1,5 +1,5 @@
 /**
- * THE way out of the gateway (DESIGN.md): every REST call and every subgraph request goes through
+ * THE way out of the gateway (README "Layers"): every REST call and every subgraph request goes through
  * {@link UpstreamClient.request}. This layer owns the per-operation deadline, the retry policy and the
  * translation of non-2xx answers into typed {@link UpstreamError}s.
  */

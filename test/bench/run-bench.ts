@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: Weft's efficiency figures in one run (issue 5), printed as tables.
+ * `npm run bench`: Weft's efficiency figures in one run, printed as tables.
  *
  *   a. upstream calls of a scripted front-end journey: Weft cold, Weft warm, a naive REST client,
  *      and the theoretical minimum;

@@ -1,6 +1,6 @@
 /**
  * The saved example operations the explorer opens with, one tab each, written against the names of
- * the client contract (`../shared/contract.graphql`). The ids are the embedded simulator's fixtures
+ * the graph's client contract. The ids are the embedded simulator's fixtures
  * (as variable defaults, so each tab runs as it is: GraphiQL 3 does not load the first tab's saved
  * variables), so `npm start` + the explorer + `demo-token` shows data at once.
  */

@@ -1,5 +1,5 @@
 /**
- * HTTP policy of the GraphQL endpoint that Fastify, not Apollo, enforces (README "Security"):
+ * HTTP policy of the GraphQL endpoint that Fastify, not Apollo, enforces (docs/security.md):
  *
  * - a POST must be `application/json` (GraphQL over HTTP) or `multipart/form-data` (GraphQL
  *   multipart uploads, parsed and capped by the uploads code); anything else — `text/plain`, a form,

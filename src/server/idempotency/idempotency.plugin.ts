@@ -1,5 +1,5 @@
 /**
- * Idempotent mutations (README "Security"). A client that may retry a mutation (a phone on a flaky
+ * Idempotent mutations (docs/security.md). A client that may retry a mutation (a phone on a flaky
  * network) sends `Idempotency-Key: <uuid>`. For the same credential and key within the TTL:
  *
  * - the same request (document, operation name, variables) gets the first response again, replayed

@@ -1,6 +1,6 @@
 /**
  * Cost analysis: an estimate of how many objects an operation makes the gateway resolve, which is
- * what turns into upstream calls (README "Security"). The model:
+ * what turns into upstream calls (docs/security.md). The model:
  *
  * - a field whose type is an object, interface or union costs 1; a scalar or enum field costs 0;
  * - a list field multiplies its cost (its own and its selections') by its size: the `first`, `last`,

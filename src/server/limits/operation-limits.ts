@@ -1,5 +1,5 @@
 /**
- * The operation limits (README "Security"): what each one is, its configured maximum, and the error
+ * The operation limits (docs/security.md): what each one is, its configured maximum, and the error
  * that names it. Every check lives in this folder and runs before any resolver, so a refused
  * operation never costs an upstream call.
  */
@@ -12,7 +12,7 @@ import { GatewayError } from '../../errors/gateway-errors.ts';
 export type LimitName =
   'depth' | 'aliases' | 'rootFields' | 'directives' | 'tokens' | 'documentSize' | 'cost';
 
-/** The configured maxima (README "Security" gives each default and why). */
+/** The configured maxima (docs/security.md gives each default and why). */
 export interface OperationLimits {
   readonly maxDepth: number;
   readonly maxAliases: number;

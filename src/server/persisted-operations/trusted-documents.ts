@@ -1,5 +1,5 @@
 /**
- * Trusted-documents mode (README "Security"): the gateway serves only the operations of a manifest
+ * Trusted-documents mode (docs/security.md): the gateway serves only the operations of a manifest
  * built with the clients. The manifest is JSON, either `{ "<sha256 hex>": "<document>" }` or an Apollo
  * persisted-query manifest (`{ "format": "apollo-persisted-query-manifest", "operations": [{ "id",
  * "body" }] }`). Every id must be the SHA-256 of its document, checked at start-up, so a client may

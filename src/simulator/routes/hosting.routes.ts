@@ -1,7 +1,7 @@
 /**
  * Node.js app hosting (hosting document): the 14 operations under `/v1/hosting/nodejs`.
  *
- * Decisions where the document says "not shown" (the README documents them from here):
+ * Decisions where the document says "not shown" (docs/simulator.md documents them from here):
  * - Scopes ({@link HOSTING_SCOPES}): every GET needs `hosting.paas.apps:read` except logs
  *   (`hosting.paas.logs:read`); POST /apps `apps:create`; PATCH `apps:update`; DELETE `apps:delete`;
  *   POST source `code:write`; POST deployments `deploy:execute`; POST secrets `secrets:write`.

@@ -1,5 +1,5 @@
 /**
- * Every bad input of issue 3 gets a clear error and causes no upstream write: bounds and enums are
+ * Every bad hosting input gets a clear error and causes no upstream write: bounds and enums are
  * checked by the gateway before any call; an unknown app and a missing scope are the upstream's to
  * say, and the gateway passes them on typed (FORBIDDEN names the scope).
  */
