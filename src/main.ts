@@ -28,6 +28,7 @@ const logger = createLogger(config);
 async function startEmbeddedUpstream() {
   // A dynamic import: the simulator is not part of the production image.
   const { createSimulator } = await import('./simulator/simulator.ts').catch((error: unknown) => {
+    if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new Error('UPSTREAM=embedded: the simulator is not part of this build', {
       cause: error,
     });

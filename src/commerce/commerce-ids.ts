@@ -18,7 +18,3 @@ export function checkTextId(value: string, field: string): string {
 /** A transaction id is a uuid (document: path parameter, and the `transactionIds` filter). */
 export const checkTransactionId = (value: string, field = 'transactionId'): string =>
   checkUuid(value, field, 'a transaction id');
-
-/** Store ids are uuids (commerce document, path parameter `storeId`). */
-export const checkStoreId = (value: string, field = 'storeId'): string =>
-  checkUuid(value, field, 'a store id');

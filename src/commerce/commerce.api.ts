@@ -6,6 +6,7 @@
  * The single-transaction read (`GET …/transactions/{transactionId}`) is deliberately unused: the
  * list with `transactionIds` answers any number of ids of a store in one call (commerce.loaders.ts).
  */
+import { isUuid } from '../kit/id-checks.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { readJson } from '../upstream/read-json.ts';
@@ -34,8 +35,6 @@ export interface TransactionPage {
   /** The page's `links` has `rel: next` (a later page has items). */
   readonly hasNextLink: boolean;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -73,7 +72,7 @@ export function createCommerceApi(upstream: UpstreamClient, scope: RequestScope)
 
   // The document's optional "Request Id" header: the gateway's request id (the client's own
   // x-request-id when it sent a sane one) whenever it is a uuid, as the upstream requires.
-  const requestIdHeader: Record<string, string> | undefined = UUID.test(scope.requestId)
+  const requestIdHeader: Record<string, string> | undefined = isUuid(scope.requestId)
     ? { 'x-request-id': scope.requestId }
     : undefined;
 

@@ -20,7 +20,8 @@ import {
 import { storeCustomerMutations } from './customer-mutations.ts';
 import { storeCustomerConnection } from './customer-connection.ts';
 import { transactionConnection } from './transaction-connection.ts';
-import { checkStoreId, checkTextId, checkTransactionId } from './commerce-ids.ts';
+import { checkTextId, checkTransactionId } from './commerce-ids.ts';
+import { checkStoreId } from '../kit/id-checks.ts';
 import { commerceOf } from './commerce.request.ts';
 
 /** The channels of a store (or of the account), as parents. */

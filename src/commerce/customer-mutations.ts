@@ -10,7 +10,8 @@ import { toUserErrors, type UserError } from '../errors/graphql-errors.ts';
 import type { MutationResolvers } from '../generated/resolvers.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { CommerceRecord } from './commerce.api.ts';
-import { checkStoreId, checkTextId } from './commerce-ids.ts';
+import { checkTextId } from './commerce-ids.ts';
+import { checkStoreId } from '../kit/id-checks.ts';
 import { toStoreCustomer, type StoreCustomerParent } from './commerce.mappers.ts';
 import { commerceOf } from './commerce.request.ts';
 

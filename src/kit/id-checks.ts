@@ -7,13 +7,19 @@ import { GatewayError } from '../errors/gateway-errors.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+export const isUuid = (value: string): boolean => UUID.test(value);
+
 /** A uuid-shaped id (`what` names it in the message: "a store id"), lower-cased. */
 export function checkUuid(value: string, field: string, what: string): string {
   const id = value.trim();
-  if (!UUID.test(id)) {
+  if (!isUuid(id)) {
     throw new GatewayError(ErrorCode.BAD_USER_INPUT, `\`${field}\` must be ${what} (a uuid)`, {
       field,
     });
   }
   return id.toLowerCase();
 }
+
+/** Store ids are uuids (commerce document, path parameter `storeId`); commerce and stitching check them. */
+export const checkStoreId = (value: string, field = 'storeId'): string =>
+  checkUuid(value, field, 'a store id');

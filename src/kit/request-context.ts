@@ -6,7 +6,6 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { BudgetTracker } from '../upstream/budget-tracker.ts';
-import type { Credential } from '../upstream/credential.ts';
 import type { RequestFacts } from '../upstream/request-facts.ts';
 import type { RequestScope, TraceHolder } from '../upstream/request-scope.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
@@ -34,8 +33,6 @@ export interface ContextServices {
 }
 
 export interface GatewayContext extends RequestFields, ContextServices {
-  /** Absent when the request carried no (well-formed) bearer token. */
-  readonly credential: Credential | undefined;
   /** This request's one instance of what `create` makes (a domain's API and loaders). */
   scoped<T>(create: (context: GatewayContext) => T): T;
 }

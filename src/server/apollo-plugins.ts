@@ -5,8 +5,8 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../kit/request-context.ts';
-import { rootCauseOf, stampRequestId } from '../errors/graphql-errors.ts';
-import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { formatGraphQLError, rootCauseOf, stampRequestId } from '../errors/graphql-errors.ts';
 import { variableValueProblems } from './variable-values.ts';
 
 /**
@@ -28,19 +28,12 @@ export function variableValuesPlugin(): ApolloServerPlugin<GatewayContext> {
 }
 
 /**
- * An error the gateway did not expect: a resolver threw something untyped, or Apollo reports an
- * internal failure. Everything else is either a typed upstream/gateway error or the client's own
- * request error (parse, validation, variables, a limit) — answered, counted, not an incident.
+ * An error the gateway did not expect: exactly those `formatGraphQLError` masks as internal (as the
+ * subscription transports decide too). Everything else is a typed upstream/gateway error or the
+ * client's own request error (parse, validation, variables, a limit) — answered, not an incident.
  */
-function isUnexpected(error: GraphQLError): boolean {
-  const original = rootCauseOf(error);
-  if (original instanceof UpstreamError || original instanceof GatewayError) return false;
-  if (error.path !== undefined) return true;
-  const { code, http } = (error.extensions ?? {}) as { code?: unknown; http?: { status?: number } };
-  if (typeof code === 'string') return code === 'INTERNAL_SERVER_ERROR';
-  const status = http?.status;
-  return !(typeof status === 'number' && status >= 400 && status < 500);
-}
+const isUnexpected = (error: GraphQLError): boolean =>
+  formatGraphQLError(error.toJSON(), error).extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR;
 
 /** The codes of a response's errors, once each (messages stay out of logs: they may quote input). */
 function errorCodesOf(errors: readonly GraphQLError[] | undefined): string[] {

@@ -9,7 +9,7 @@
  */
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
-import { checkUuid } from '../kit/id-checks.ts';
+import { checkStoreId } from '../kit/id-checks.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 
 /** The argument added to every root field of the catalog and tax subgraphs. */
@@ -42,10 +42,6 @@ export function subgraphScope(gateway: GatewayContext, storeId: string | null): 
   }
   return scope;
 }
-
-/** Store ids are uuids (commerce document, path parameter `storeId`): checked before any call. */
-export const checkStoreId = (value: string, field = STORE_ID_ARGUMENT): string =>
-  checkUuid(value, field, 'a store id');
 
 /**
  * The store of a catalog/tax root field: the `storeId` argument, else the `X-Store-Id` request

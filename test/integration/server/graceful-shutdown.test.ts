@@ -5,9 +5,8 @@
  */
 import { once } from 'node:events';
 import { createClient as createSseClient } from 'graphql-sse';
-import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGatewayProcess } from '../../support/gateway-process.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 import { wsClient } from '../../support/subscription-clients.ts';
 
@@ -21,6 +20,16 @@ beforeAll(async () => {
   sim = await startSimulator();
 });
 afterAll(() => sim.close());
+afterEach(() => sim.simulator.configure({ latencyMs: 0 }));
+
+/** Sends the slow query and resolves once the gateway has received it (its request log line). */
+async function slowQueryInFlight(gateway: GatewayProcess) {
+  const received = () => gateway.logs.filter((line) => line.includes('"incoming request"')).length;
+  const before = received();
+  const answer = gateway.gql(SLOW_QUERY);
+  await expect.poll(received, { interval: 10 }).toBeGreaterThan(before);
+  return { answer };
+}
 
 describe('graceful shutdown in production mode', () => {
   it('answers the in-flight request, ends open subscriptions, logs "stopped" and exits 0', async () => {
@@ -49,20 +58,12 @@ describe('graceful shutdown in production mode', () => {
     for (const first of firsts) expect(first.value?.data?.appJob.status).toBe('PENDING');
 
     sim.simulator.configure({ latencyMs: 1_500 });
-    const inFlight = request(`${gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
-      body: JSON.stringify({ query: SLOW_QUERY }),
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { answer } = await slowQueryInFlight(gateway);
     gateway.child.kill('SIGTERM');
 
-    const response = await inFlight;
-    const answer = (await response.body.json()) as {
-      data: { certificatesByEntitlement: unknown[] };
-    };
-    expect(response.statusCode).toBe(200);
-    expect(answer.data.certificatesByEntitlement).toHaveLength(1);
+    const response = await answer;
+    expect(response.status).toBe(200);
+    expect(response.body.data.certificatesByEntitlement).toHaveLength(1);
 
     // Then the server completed both streams (no error, no cut connection).
     const lasts = await Promise.all([ws.next(), sse.next()]);
@@ -84,7 +85,6 @@ describe('graceful shutdown in production mode', () => {
     });
     expect(messages).toContain('stopped');
     expect(messages.indexOf('stopped')).toBe(messages.length - 1);
-    sim.simulator.configure({ latencyMs: 0 });
   });
 
   it('cuts a request that outlives SHUTDOWN_TIMEOUT_MS and still stops cleanly', async () => {
@@ -96,15 +96,10 @@ describe('graceful shutdown in production mode', () => {
       UPSTREAM_HEADERS_TIMEOUT_MS: '20000',
     });
     sim.simulator.configure({ latencyMs: 8_000 });
-    const inFlight = request(`${gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
-      body: JSON.stringify({ query: SLOW_QUERY }),
-    }).then(
+    const inFlight = (await slowQueryInFlight(gateway)).answer.then(
       () => 'answered',
       () => 'cut',
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
     const started = Date.now();
     gateway.child.kill('SIGTERM');
     const [code] = (await once(gateway.child, 'exit')) as [number | null];
@@ -112,6 +107,5 @@ describe('graceful shutdown in production mode', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(await inFlight).toBe('cut');
     expect(gateway.logs.join('\n')).toContain('outlived the shutdown bound');
-    sim.simulator.configure({ latencyMs: 0 });
   });
 });
