@@ -5,6 +5,7 @@
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { readJson } from '../upstream/read-json.ts';
+import { CERTIFICATE_ROUTES } from './certificates.routes.ts';
 
 export interface ContactDto {
   email?: string;
@@ -156,55 +157,56 @@ export function createCertificatesApi(upstream: UpstreamClient, scope: RequestSc
   return {
     certificatesByEntitlement: (entitlementId: string, latest: boolean) =>
       get<EntitlementCertificateDto[]>(
-        '/v2/certificates',
+        CERTIFICATE_ROUTES.entitlement,
         {},
         { entitlementId, latest: String(latest) },
       ),
 
     download: (entitlementId: string) =>
-      get<DownloadDto>('/v2/certificates/download', {}, { entitlementId }),
+      get<DownloadDto>(CERTIFICATE_ROUTES.download, {}, { entitlementId }),
 
     customerCertificates: (customerId: string, offset: number, limit: number) =>
       get<CustomerCertificatePageDto>(
-        '/v2/customers/{customerId}/certificates',
+        CERTIFICATE_ROUTES.customerCertificates,
         { customerId },
         { offset, limit },
       ),
 
     customerCertificate: (customerId: string, certificateId: string) =>
-      get<CertificateDetailDto>('/v2/customers/{customerId}/certificates/{certificateId}', {
+      get<CertificateDetailDto>(CERTIFICATE_ROUTES.customerCertificate, {
         customerId,
         certificateId,
       }),
 
     domainVerifications: (customerId: string, certificateId: string) =>
-      get<DomainVerificationDto[]>(
-        '/v2/customers/{customerId}/certificates/{certificateId}/domainVerifications',
-        { customerId, certificateId },
-      ),
+      get<DomainVerificationDto[]>(CERTIFICATE_ROUTES.domainVerifications, {
+        customerId,
+        certificateId,
+      }),
 
     domainVerification: (customerId: string, certificateId: string, domain: string) =>
-      get<DomainVerificationDto>(
-        '/v2/customers/{customerId}/certificates/{certificateId}/domainVerifications/{domain}',
-        { customerId, certificateId, domain },
-      ),
+      get<DomainVerificationDto>(CERTIFICATE_ROUTES.domainVerification, {
+        customerId,
+        certificateId,
+        domain,
+      }),
 
     acmeExternalAccountBinding: (customerId: string) =>
-      get<AcmeBindingDto>('/v2/customers/{customerId}/certificates/acme/externalAccountBinding', {
+      get<AcmeBindingDto>(CERTIFICATE_ROUTES.acmeBinding, {
         customerId,
       }),
 
     searchSubscriptions: (query: SubscriptionQuery) =>
-      get<SubscriptionSearchDto>('/v2/certificates/subscriptions/search', {}, { ...query }),
+      get<SubscriptionSearchDto>(CERTIFICATE_ROUTES.subscriptionSearch, {}, { ...query }),
 
     subscription: (guid: string, query: SubscriptionQuery) =>
-      get<SubscriptionDetailDto>('/v2/certificates/subscription/{guid}', { guid }, { ...query }),
+      get<SubscriptionDetailDto>(CERTIFICATE_ROUTES.subscription, { guid }, { ...query }),
 
     order: async (body: Record<string, unknown>, marketId: string | undefined) =>
       (
         await upstream.request<OrderResultDto>({
           method: 'POST',
-          route: '/v2/certificates',
+          route: CERTIFICATE_ROUTES.entitlement,
           body,
           ...(marketId ? { headers: { 'x-market-id': marketId } } : {}),
           ...callerOf(scope),
@@ -214,7 +216,7 @@ export function createCertificatesApi(upstream: UpstreamClient, scope: RequestSc
     reissue: async (certificateId: string, body: Record<string, unknown>) => {
       await upstream.request<undefined>({
         method: 'POST',
-        route: '/v2/certificates/{certificateId}/reissue',
+        route: CERTIFICATE_ROUTES.reissue,
         params: { certificateId },
         body,
         ...callerOf(scope),

@@ -1,17 +1,20 @@
 /**
- * Card data redaction (docs/commerce.md "Card data"): card numbers, track data, PIN
- * blocks, CV data, 3-D Secure cryptograms, EMV tags and key serial numbers never leave the gateway —
- * not in a field, not in `raw`, not in a log, an error or a cache entry. The transactions API calls
- * {@link redactTransaction} on every record the moment the upstream answer arrives, so no loader,
- * resolver or mapper ever holds the sensitive values; the card summary (brand, last four, expiry,
- * entry method) is taken out first.
+ * Card data redaction (docs/commerce.md "Card data"): card numbers, track data, PIN blocks, CV
+ * data, 3-D Secure cryptograms, EMV tags, key serial numbers and cardholder names never leave the
+ * gateway — not in a field, not in `raw`, not in a log, an error or a cache entry.
+ *
+ * One redaction, declared on the transaction routes (`commerce.routes.ts`): the upstream stack runs
+ * {@link redactTransactionPage} (or `…Record`) on every answer the moment it is parsed, before the cache stores it
+ * (memory or Redis) and before any loader, resolver or mapper sees it. What stays of the card
+ * number at rest is its last four digits behind `*` (a truncated PAN), so that the card summary
+ * (brand, last four, expiry, entry method) can still be read from a cached answer;
+ * {@link presentTransaction} takes the summary out and shows `raw` with the number fully redacted.
  */
 
 /**
  * Paths from the transaction root whose values are replaced by {@link REDACTED}: an explicit deny
  * list over the fields the commerce document names (keys compare case-insensitively, in case the
- * upstream's casing drifts). Cardholder names and the PAN sequence number go too: the card shows
- * brand, last four, expiry and entry method only.
+ * upstream's casing drifts). The PAN sequence number goes too.
  */
 export const CARD_DENY_LIST: readonly string[] = [
   'fundingSource.cardDetail.number',
@@ -34,6 +37,9 @@ export const CARD_DENY_LIST: readonly string[] = [
   'processorResponse.emvTags',
 ];
 
+const NUMBER_PATH = 'fundingSource.cardDetail.number';
+const DENIED = CARD_DENY_LIST.map((path) => path.split('.'));
+
 /** What a redacted value becomes (present values only; null stays null). */
 export const REDACTED = '[REDACTED]';
 
@@ -52,7 +58,7 @@ export interface CardSummary {
   readonly entryMethod: string | null;
 }
 
-/** A transaction record after redaction, with its card summary. */
+/** A transaction as the domain holds it: the record for `raw`, and its card. */
 export interface RedactedTransaction {
   readonly record: Readonly<Record<string, unknown>>;
   readonly card: CardSummary | null;
@@ -65,39 +71,34 @@ const isObject = (value: unknown): value is JsonObject =>
 
 /** A child by name, case-insensitively (the key as the record spells it, too). */
 function child(object: JsonObject, name: string): { key: string; value: unknown } | undefined {
+  if (name in object) return { key: name, value: object[name] };
   const lower = name.toLowerCase();
   const key = Object.keys(object).find((candidate) => candidate.toLowerCase() === lower);
   return key === undefined ? undefined : { key, value: object[key] };
 }
 
-const stringAt = (object: unknown, ...path: string[]): string | null => {
+const valueAt = (object: unknown, path: readonly string[]): unknown => {
   let current = object;
   for (const name of path) current = isObject(current) ? child(current, name)?.value : undefined;
-  return typeof current === 'string' ? current : null;
+  return current;
+};
+
+const stringAt = (object: unknown, ...path: string[]): string | null => {
+  const value = valueAt(object, path);
+  return typeof value === 'string' ? value : null;
 };
 
 const intAt = (object: unknown, ...path: string[]): number | null => {
-  let current = object;
-  for (const name of path) current = isObject(current) ? child(current, name)?.value : undefined;
-  return typeof current === 'number' && Number.isInteger(current) ? current : null;
+  const value = valueAt(object, path);
+  return typeof value === 'number' && Number.isInteger(value) ? value : null;
 };
 
-/** Brand, last four, expiry, entry method; null when the record has no card detail. */
-function cardSummary(record: JsonObject): CardSummary | null {
-  const detail = isObject(record.fundingSource)
-    ? child(record.fundingSource, 'cardDetail')?.value
-    : undefined;
-  if (!isObject(detail)) return null;
-  const number = stringAt(detail, 'number')?.replace(/[\s-]/g, '');
-  return {
-    brand: stringAt(detail, 'type'),
-    // A clear-text number, or one masked but for its last four (`************1111`), has meaningful
-    // last four; an encrypted one does not.
-    last4: number && /^[\d*Xx•]{8,15}\d{4}$/.test(number) ? number.slice(-4) : null,
-    expMonth: intAt(detail, 'expMonth'),
-    expYear: intAt(detail, 'expYear'),
-    entryMethod: stringAt(detail, 'entryDetails', 'entryMethod'),
-  };
+/** `4111 1111 1111 1111` → `************1111`; anything that is not a clear number → REDACTED. */
+function truncatedNumber(value: string): string {
+  const digits = value.replace(/[\s-]/g, '');
+  if (/^\d{12,19}$/.test(digits)) return `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}`;
+  // Already truncated by the upstream (`************1111`): keep it, it holds nothing more.
+  return /^[*Xx•]{8,15}\d{4}$/.test(digits) ? digits : REDACTED;
 }
 
 /** Every string inside a value (to remember what was removed). */
@@ -107,48 +108,96 @@ function stringsIn(value: unknown, into: string[]): void {
   else if (isObject(value)) Object.values(value).forEach((item) => stringsIn(item, into));
 }
 
-/** Deep copy of a JSON value in which any string containing a removed value is redacted. */
-function scrubEchoes(value: unknown, removed: readonly string[]): unknown {
+/** Replaces, in place, every string that contains a removed value. */
+function scrubEchoes(value: unknown, echoes: readonly string[]): unknown {
   if (typeof value === 'string') {
-    return removed.some((secret) => value.includes(secret)) ? REDACTED : value;
+    return echoes.some((secret) => value.includes(secret)) ? REDACTED : value;
   }
-  if (Array.isArray(value)) return value.map((item) => scrubEchoes(item, removed));
-  if (isObject(value)) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, scrubEchoes(item, removed)]),
-    );
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) value[i] = scrubEchoes(value[i], echoes);
+  } else if (isObject(value)) {
+    for (const key of Object.keys(value)) value[key] = scrubEchoes(value[key], echoes);
   }
   return value;
 }
 
-/**
- * Redacts one upstream transaction record. Returns a new object; the input is not used afterwards
- * by the caller (the API drops it).
- */
-export function redactTransaction(input: unknown): RedactedTransaction {
-  if (!isObject(input)) return { record: {}, card: null };
-  const card = cardSummary(input);
-  const record = structuredClone(input);
+/** Redacts one transaction record in place. */
+function redactRecord(record: JsonObject): void {
   const removed: string[] = [];
-  for (const path of CARD_DENY_LIST) {
-    const names = path.split('.');
-    let parent: unknown = record;
-    for (const name of names.slice(0, -1)) {
-      parent = isObject(parent) ? child(parent, name)?.value : undefined;
-    }
+  for (const path of DENIED) {
+    const parent = valueAt(record, path.slice(0, -1));
     if (!isObject(parent)) continue;
-    const target = child(parent, names.at(-1) as string);
-    if (target === undefined || target.value === null) continue;
-    stringsIn(target.value, removed);
-    parent[target.key] = REDACTED;
+    const target = child(parent, path.at(-1) as string);
+    if (target === undefined || target.value === null || target.value === undefined) continue;
+    const kept =
+      path.join('.') === NUMBER_PATH && typeof target.value === 'string'
+        ? truncatedNumber(target.value)
+        : REDACTED;
+    // A number the upstream already truncated is kept as it is, so it is no secret to search for.
+    if (kept !== String(target.value).replace(/[\s-]/g, '')) stringsIn(target.value, removed);
+    parent[target.key] = kept;
   }
   // A number written with spaces or dashes is also searched for as bare digits.
   const compact = removed.map((text) => text.replace(/[\s-]/g, ''));
   const echoes = [...new Set([...removed, ...compact])].filter(
     (text) => text.length >= MIN_ECHO_LENGTH && text !== REDACTED,
   );
+  if (echoes.length > 0) scrubEchoes(record, echoes);
+}
+
+/** The transaction list route's redaction: every record of `items`, in place. */
+export function redactTransactionPage(answer: unknown): unknown {
+  if (isObject(answer) && Array.isArray(answer.items)) {
+    for (const item of answer.items) if (isObject(item)) redactRecord(item);
+  }
+  return answer;
+}
+
+/** The single-transaction route's redaction, in place. */
+export function redactTransactionRecord(answer: unknown): unknown {
+  if (isObject(answer)) redactRecord(answer);
+  return answer;
+}
+
+/** Brand, last four, expiry, entry method; null when the record has no card detail. */
+function cardSummary(record: JsonObject): CardSummary | null {
+  const detail = valueAt(record, ['fundingSource', 'cardDetail']);
+  if (!isObject(detail)) return null;
+  const number = stringAt(detail, 'number')?.replace(/[\s-]/g, '');
   return {
-    record: echoes.length > 0 ? (scrubEchoes(record, echoes) as JsonObject) : record,
-    card,
+    brand: stringAt(detail, 'type'),
+    // A truncated number has meaningful last four; an encrypted or redacted one does not.
+    last4: number && /^[\d*Xx•]{8,15}\d{4}$/.test(number) ? number.slice(-4) : null,
+    expMonth: intAt(detail, 'expMonth'),
+    expYear: intAt(detail, 'expYear'),
+    entryMethod: stringAt(detail, 'entryDetails', 'entryMethod'),
   };
 }
+
+/**
+ * A redacted record (one {@link redactTransactionPage} has seen) as the graph shows it: its card summary,
+ * and a `raw` view in which even the truncated number reads {@link REDACTED} (copied along that
+ * path only; the cached record is not changed).
+ */
+export function presentTransaction(redacted: unknown): RedactedTransaction {
+  if (!isObject(redacted)) return { record: {}, card: null };
+  const card = cardSummary(redacted);
+  const funding = child(redacted, 'fundingSource');
+  const detail = isObject(funding?.value) ? child(funding.value, 'cardDetail') : undefined;
+  const number = isObject(detail?.value) ? child(detail.value, 'number') : undefined;
+  if (!funding || !detail || !number || number.value === null || number.value === undefined) {
+    return { record: redacted, card };
+  }
+  const record = {
+    ...redacted,
+    [funding.key]: {
+      ...(funding.value as JsonObject),
+      [detail.key]: { ...(detail.value as JsonObject), [number.key]: REDACTED },
+    },
+  };
+  return { record, card };
+}
+
+/** Redaction and presentation of one upstream record, on a copy (for callers outside the stack). */
+export const redactTransaction = (input: unknown): RedactedTransaction =>
+  presentTransaction(redactTransactionRecord(structuredClone(input)));

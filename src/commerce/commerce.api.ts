@@ -1,7 +1,8 @@
 /**
  * Typed calls to the commerce REST operations (commerce document). Every call goes through the
- * upstream client; nothing here caches (loaders dedupe per request). Transaction records are
- * redacted here, on arrival, before any other code sees them (card-redaction.ts).
+ * upstream client; nothing here caches (loaders dedupe per request). Transaction records arrive
+ * redacted (the route's declared redaction, commerce.routes.ts); here they take the shape the
+ * graph shows (card summary, `raw`).
  *
  * The single-transaction read (`GET …/transactions/{transactionId}`) is deliberately unused: the
  * list with `transactionIds` answers any number of ids of a store in one call (commerce.loaders.ts).
@@ -11,7 +12,8 @@ import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { readJson } from '../upstream/read-json.ts';
 import type { QueryValue } from '../upstream/upstream-call.ts';
-import { redactTransaction, type RedactedTransaction } from './card-redaction.ts';
+import { presentTransaction, type RedactedTransaction } from './card-redaction.ts';
+import { COMMERCE_ROUTES } from './commerce.routes.ts';
 
 /** An upstream record whose shape the document does not show. */
 export type CommerceRecord = Readonly<Record<string, unknown>>;
@@ -77,10 +79,10 @@ export function createCommerceApi(upstream: UpstreamClient, scope: RequestScope)
     : undefined;
 
   return {
-    store: (storeId: string) => get<CommerceRecord>('/v1/commerce/stores/{storeId}', { storeId }),
+    store: (storeId: string) => get<CommerceRecord>(COMMERCE_ROUTES.store, { storeId }),
 
     attribute: (storeId: string, attrName: string) =>
-      get<CommerceRecord>('/v1/commerce/stores/{storeId}/attributes/{attrName}', {
+      get<CommerceRecord>(COMMERCE_ROUTES.attribute, {
         storeId,
         attrName,
       }),
@@ -88,44 +90,32 @@ export function createCommerceApi(upstream: UpstreamClient, scope: RequestScope)
     channels: async (limit: number, marker: string | undefined, storeId: string | undefined) =>
       itemsOf(
         await get<unknown>(
-          '/v1/commerce/channels',
+          COMMERCE_ROUTES.channels,
           {},
           { limit, marker, 'registeredStores.storeId': storeId },
         ),
       ),
 
-    channel: (channelId: string) =>
-      get<CommerceRecord>('/v1/commerce/channels/{channelId}', { channelId }),
+    channel: (channelId: string) => get<CommerceRecord>(COMMERCE_ROUTES.channel, { channelId }),
 
     customers: async (storeId: string, limit: number, marker: string | undefined) =>
-      itemsOf(
-        await get<unknown>(
-          '/v1/commerce/stores/{storeId}/customers',
-          { storeId },
-          { limit, marker },
-        ),
-      ),
+      itemsOf(await get<unknown>(COMMERCE_ROUTES.customers, { storeId }, { limit, marker })),
 
     customer: (storeId: string, customerId: string) =>
-      get<CommerceRecord>('/v1/commerce/stores/{storeId}/customers/{customerId}', {
+      get<CommerceRecord>(COMMERCE_ROUTES.customer, {
         storeId,
         customerId,
       }),
 
     createCustomer: (storeId: string, body: CommerceRecord) =>
-      send<CommerceRecord>('POST', '/v1/commerce/stores/{storeId}/customers', { storeId }, body),
+      send<CommerceRecord>('POST', COMMERCE_ROUTES.customers, { storeId }, body),
 
     updateCustomer: (storeId: string, customerId: string, body: CommerceRecord) =>
-      send<CommerceRecord>(
-        'PATCH',
-        '/v1/commerce/stores/{storeId}/customers/{customerId}',
-        { storeId, customerId },
-        body,
-      ),
+      send<CommerceRecord>('PATCH', COMMERCE_ROUTES.customer, { storeId, customerId }, body),
 
     transactions: async (storeId: string, query: TransactionQuery): Promise<TransactionPage> => {
       const body = await get<unknown>(
-        '/v2/commerce/stores/{storeId}/transactions',
+        COMMERCE_ROUTES.transactions,
         { storeId },
         {
           page: query.page,
@@ -141,8 +131,7 @@ export function createCommerceApi(upstream: UpstreamClient, scope: RequestScope)
       const page = isObject(body) ? body : {};
       const links = Array.isArray(page.links) ? page.links : [];
       return {
-        // Redacted first: nothing below this line sees a card number.
-        items: itemsOf(page).map(redactTransaction),
+        items: itemsOf(page).map(presentTransaction),
         totalItems: intOrNull(page.totalItems),
         totalPages: intOrNull(page.totalPages),
         hasNextLink: links.some((link: unknown) => isObject(link) && link.rel === 'next'),

@@ -7,6 +7,7 @@ import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import type { StreamBody } from '../upstream/upstream-call.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { readJson } from '../upstream/read-json.ts';
+import { HOSTING_ROUTES } from './hosting.routes.ts';
 
 /** `{name, status}` of an App's `variants`. */
 export interface VariantStateDto {
@@ -133,21 +134,6 @@ export interface SecretChangesBody {
 export interface SizedStreamBody extends StreamBody {
   readonly contentLength: number;
 }
-
-const PREFIX = '/v1/hosting/nodejs';
-
-/** Route templates (they name the calls in errors, metrics and the simulator's stats). */
-export const HOSTING_ROUTES = {
-  apps: `${PREFIX}/apps`,
-  job: `${PREFIX}/apps/jobs/{jobId}`,
-  app: `${PREFIX}/apps/{appId}`,
-  source: `${PREFIX}/apps/{appId}/source`,
-  sourceStatus: `${PREFIX}/apps/{appId}/source/status`,
-  deployments: `${PREFIX}/apps/{appId}/deployments`,
-  status: `${PREFIX}/apps/{appId}/status`,
-  secrets: `${PREFIX}/apps/{appId}/secrets`,
-  logs: `${PREFIX}/apps/{appId}/logs`,
-} as const;
 
 export type HostingApi = ReturnType<typeof createHostingApi>;
 

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { formatGraphQLError } from '../errors/graphql-errors.ts';
 import { buildLocalSchema } from '../graph/build-schema.ts';
+import { upstreamRoutes } from '../graph/upstream-routes.ts';
 import { bearerToken, createCredentialFactory } from '../upstream/credential.ts';
 import { createUpstreamStack } from '../upstream/create-upstream-stack.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
@@ -63,10 +64,13 @@ export async function createGateway(
           createLogSpanExporter((logger as FastifyBaseLogger).child({ component: 'tracing' })),
         )
       : undefined;
-  const upstreamStack = createUpstreamStack(config, logger as FastifyBaseLogger, upstreamUrl, {
-    metrics,
-    tracing,
-  });
+  const upstreamStack = createUpstreamStack(
+    config,
+    logger as FastifyBaseLogger,
+    upstreamUrl,
+    upstreamRoutes(),
+    { metrics, tracing },
+  );
   const { client: upstream, budget } = upstreamStack;
   const pollers = createPollerRegistry({
     minIntervalMs: config.SUBSCRIPTION_POLL_MIN_MS,

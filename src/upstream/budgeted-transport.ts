@@ -10,7 +10,7 @@ import {
   parseRateLimitHeaders,
   retryAfterSeconds,
 } from './response-envelope.ts';
-import { routeClassOf, type RouteClass } from './route-classes.ts';
+import type { RouteClass, RouteTable } from './upstream-routes.ts';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { BudgetCorrection, TokenBucketLimiter } from './token-bucket.ts';
 
@@ -25,8 +25,8 @@ export function correctionOf(
     : {};
   if (response.status !== 429) return base;
   const blockMs = retryAfterSeconds(parseErrorEnvelope(response.body), response.headers) * 1000;
-  // A 429 while the credential's window still has room is the route class's limit (per-IP, the
-  // catalog's burst): that bucket waits, the credential's does not.
+  // A 429 while the credential's window still has room is the route class's limit (a per-IP or
+  // burst limit): that bucket waits, the credential's does not.
   const fromRouteClass = routeClass !== undefined && headers !== undefined && headers.remaining > 0;
   return fromRouteClass
     ? { ...base, blockMs, blockRouteClass: true }
@@ -54,10 +54,14 @@ export function isRedundant(
   );
 }
 
-export function createBudgetedTransport(inner: Transport, limiter: TokenBucketLimiter): Transport {
+export function createBudgetedTransport(
+  inner: Transport,
+  limiter: TokenBucketLimiter,
+  table: RouteTable,
+): Transport {
   return {
     async send(call, signal) {
-      const routeClass = routeClassOf(call.method, call.route);
+      const routeClass = table.of(call)?.limitClass;
       const credentialId = call.credential.id;
       const budget = await limiter.acquire(credentialId, routeClass);
       call.scope?.facts?.recordSpend(budget);

@@ -2,8 +2,7 @@
  * Cache and singleflight keys: `<credential HMAC id>:<kind>:<request digest>`. The request part is a
  * keyed SHA-256 (secret prefix, the same secret as the credential ids) of everything that shapes the
  * answer — method, route, path parameters, query, the headers that matter, and for GraphQL POSTs the
- * document and variables — so no token, id list or variable value (a card number in an order query,
- * say) appears in a key, and short values cannot be recovered by hashing guesses. A secret-prefix
+ * document and variables — so no token, id list or variable value appears in a key, and short values cannot be recovered by hashing guesses. A secret-prefix
  * hash rather than an HMAC: the digest is never verified, only compared, so length extension does not
  * matter, and it is a quarter of the cost on every cache lookup.
  */

@@ -1,20 +1,14 @@
 /**
- * THE cache policy of every upstream route, keyed by `METHOD route-template`: which answers are
- * cached and for how long (per resource kind), the tags an answer carries, which writes invalidate
- * which tags, and what is never cached. Route-driven and central: the domains call the upstream
- * client with route templates and get the right behaviour without knowing the cache exists.
+ * The cache policy: per call, from the route's declaration (`upstream-routes.ts`), whether its
+ * answer is cached and for how long (per resource kind), the tags an answer carries, which writes
+ * invalidate which tags, and what is never cached. The domains declare the policy of each route
+ * they call with the builders below; this file knows no route.
  *
  * Tags name the upstream resources an answer depends on (`app:<appId>`, `store:<storeId>` …). They
- * are global, not per credential: a write by one token makes every token's copy stale (two tokens
- * of one account see the same records); each credential's entries stay under its own keys.
- *
- * Never cached: the ACME external account binding (`hmacKey`), job and source-upload status (polled
- * while they move), logs, and every write. Secret listings are metadata (names, variants) and are
- * cached; the secrets POST is a write. Transactions are stored only after card data is removed
- * (`card-data-redaction.ts`).
+ * are global, not per credential: a write by one credential makes every credential's copy stale (two
+ * tokens of one account see the same records); each credential's entries stay under its own keys.
  */
 import type { CacheKind } from '../config.ts';
-import { redactCardData } from './card-data-redaction.ts';
 import { operationTypeOf } from './graphql-operation.ts';
 import type { HttpMethod, QueryValue, UpstreamCall } from './upstream-call.ts';
 
@@ -32,14 +26,12 @@ export interface CacheRule {
   /** The resource kind: a row of the TTL table, overridable by `CACHE_TTL_OVERRIDES`. */
   readonly kind: CacheKind;
   readonly ttlSec: number;
-  /** The TTL of one answer, from the kind's TTL (e.g. shorter while a certificate is pending). */
+  /** The TTL of one answer, from the kind's TTL (e.g. 0 for a state still moving). */
   readonly ttlOf?: (data: unknown, ttlSec: number) => number;
   readonly tags: (call: CallParts) => readonly string[];
-  /** Applied to every answer of the route, cached or not (so both look the same). */
-  readonly sanitize?: (data: unknown) => unknown;
 }
 
-type Tagger = (call: CallParts) => readonly string[];
+export type Tagger = (call: CallParts) => readonly string[];
 
 export type RoutePolicy =
   | { readonly type: 'cache'; readonly rule: CacheRule }
@@ -56,25 +48,18 @@ export type CacheDecision =
       readonly ttlSec: number;
       readonly ttlOf: ((data: unknown, ttlSec: number) => number) | undefined;
       readonly tags: readonly string[];
-      readonly sanitize: ((data: unknown) => unknown) | undefined;
     }
   | { readonly type: 'invalidate'; readonly tags: readonly string[] }
   | { readonly type: 'pass' };
 
-const p = (call: CallParts, name: string): string => call.params[name] ?? '';
-const queryString = (call: CallParts, name: string): string => {
+/** A path parameter of the call ('' when absent): the usual piece of a tag. */
+export const pathParam = (call: CallParts, name: string): string => call.params[name] ?? '';
+
+/** A query parameter of the call, arrays joined by commas ('' when absent). */
+export const queryParam = (call: CallParts, name: string): string => {
   const value = call.query[name];
   return Array.isArray(value) ? value.join(',') : String(value ?? '');
 };
-/** The store a subgraph call runs against: the header wins over the path (commerce document). */
-const subgraphStore = (call: CallParts): string => call.headers['x-store-id'] ?? p(call, 'storeId');
-
-/**
- * Certificate states that no longer move on their own: an issued certificate is cached long. Any
- * other state (pending issuance or revocation, unknown) is what a client polls after an order or a
- * reissue, so it is not cached at all, like job status.
- */
-const SETTLED_CERTIFICATE = new Set(['ISSUED', 'EXPIRED', 'REVOKED', 'DENIED']);
 
 const hasGraphQLErrors = (data: unknown): boolean =>
   typeof data === 'object' &&
@@ -82,180 +67,48 @@ const hasGraphQLErrors = (data: unknown): boolean =>
   Array.isArray((data as { errors?: unknown }).errors) &&
   (data as { errors: unknown[] }).errors.length > 0;
 
-/** Subgraph answers with GraphQL errors are not stored (e.g. tax without a store answers 200). */
-const unlessErrors = (data: unknown, ttlSec: number): number =>
+/** A GraphQL answer with errors is not stored (a subgraph may answer 200 with only errors). */
+export const unlessGraphQLErrors = (data: unknown, ttlSec: number): number =>
   hasGraphQLErrors(data) ? 0 : ttlSec;
 
-const cache = (rule: CacheRule): RoutePolicy => ({ type: 'cache', rule });
-const never = (why: string): RoutePolicy => ({ type: 'never', why });
-const invalidate = (tags: Tagger): RoutePolicy => ({ type: 'invalidate', tags });
+/** Cached by the rule. */
+export const cacheFor = (rule: CacheRule): RoutePolicy => ({ type: 'cache', rule });
+/** Never cached, and why (the reason is for the reader of the declaration). */
+export const neverCache = (why: string): RoutePolicy => ({ type: 'never', why });
+/** A write: after it, the tags it makes stale are invalidated for every credential. */
+export const invalidates = (tags: Tagger): RoutePolicy => ({ type: 'invalidate', tags });
+/** A GraphQL POST: a query is cached by the rule (not when it has errors), anything else invalidates. */
+export const graphqlOperations = (rule: CacheRule, invalidated: Tagger): RoutePolicy => ({
+  type: 'graphql',
+  rule: { ttlOf: unlessGraphQLErrors, ...rule },
+  invalidates: invalidated,
+});
 
-const CERTIFICATES = 'certificates';
-const certificateTags: Tagger = (c) => [`certificate:${p(c, 'certificateId')}`];
-const H = '/v1/hosting/nodejs';
-const appTags: Tagger = (c) => [`app:${p(c, 'appId')}`];
-
-/** The table. Every route of the three upstream documents has a row (tested). */
-export const ROUTE_POLICIES: Readonly<Record<string, RoutePolicy>> = {
-  // --- certificates -------------------------------------------------------------------------
-  'GET /v2/certificates': cache({
-    kind: 'certificate-entitlement',
-    ttlSec: 60,
-    tags: (c) => [CERTIFICATES, `entitlement:${queryString(c, 'entitlementId')}`],
-  }),
-  'POST /v2/certificates': invalidate(() => [CERTIFICATES]),
-  'POST /v2/certificates/{certificateId}/reissue': invalidate((c) => [
-    CERTIFICATES,
-    ...certificateTags(c),
-  ]),
-  'GET /v2/certificates/download': cache({
-    kind: 'certificate-bundle',
-    ttlSec: 3600,
-    tags: (c) => [CERTIFICATES, `entitlement:${queryString(c, 'entitlementId')}`],
-  }),
-  'GET /v2/customers/{customerId}/certificates': cache({
-    kind: 'certificate-list',
-    ttlSec: 60,
-    tags: () => [CERTIFICATES],
-  }),
-  'GET /v2/customers/{customerId}/certificates/{certificateId}': cache({
-    kind: 'certificate-detail',
-    ttlSec: 3600,
-    ttlOf: (data, ttl) =>
-      SETTLED_CERTIFICATE.has(String((data as { status?: unknown } | null)?.status)) ? ttl : 0,
-    tags: certificateTags,
-  }),
-  'GET /v2/customers/{customerId}/certificates/{certificateId}/domainVerifications': cache({
-    kind: 'domain-verification',
-    ttlSec: 30,
-    tags: certificateTags,
-  }),
-  'GET /v2/customers/{customerId}/certificates/{certificateId}/domainVerifications/{domain}': cache(
-    { kind: 'domain-verification', ttlSec: 30, tags: certificateTags },
-  ),
-  'GET /v2/customers/{customerId}/certificates/acme/externalAccountBinding': never(
-    'carries the ACME hmacKey (a secret)',
-  ),
-  'GET /v2/certificates/subscriptions/search': cache({
-    kind: 'certificate-subscription',
-    ttlSec: 120,
-    tags: () => [CERTIFICATES],
-  }),
-  'GET /v2/certificates/subscription/{guid}': cache({
-    kind: 'certificate-subscription',
-    ttlSec: 120,
-    tags: () => [CERTIFICATES],
-  }),
-
-  // --- hosting ------------------------------------------------------------------------------
-  [`GET ${H}/apps`]: cache({ kind: 'app-list', ttlSec: 30, tags: () => ['apps'] }),
-  [`POST ${H}/apps`]: invalidate(() => ['apps']),
-  [`GET ${H}/apps/jobs/{jobId}`]: never('job status is polled while it moves'),
-  [`GET ${H}/apps/{appId}`]: cache({ kind: 'app', ttlSec: 30, tags: appTags }),
-  [`PATCH ${H}/apps/{appId}`]: invalidate((c) => ['apps', ...appTags(c)]),
-  [`DELETE ${H}/apps/{appId}`]: invalidate((c) => ['apps', ...appTags(c)]),
-  [`POST ${H}/apps/{appId}/source`]: invalidate((c) => ['apps', ...appTags(c)]),
-  [`GET ${H}/apps/{appId}/source/status`]: never('upload status is polled while it moves'),
-  [`GET ${H}/apps/{appId}/deployments`]: cache({
-    kind: 'app-deployments',
-    ttlSec: 10,
-    tags: appTags,
-  }),
-  [`POST ${H}/apps/{appId}/deployments`]: invalidate((c) => ['apps', ...appTags(c)]),
-  [`GET ${H}/apps/{appId}/status`]: cache({ kind: 'app-runtime-status', ttlSec: 5, tags: appTags }),
-  [`GET ${H}/apps/{appId}/secrets`]: cache({ kind: 'app-secret-names', ttlSec: 60, tags: appTags }),
-  [`POST ${H}/apps/{appId}/secrets`]: invalidate(appTags),
-  [`GET ${H}/apps/{appId}/logs`]: never('logs are a live tail'),
-
-  // --- commerce REST ------------------------------------------------------------------------
-  'GET /v1/commerce/stores/{storeId}': cache({
-    kind: 'store',
-    ttlSec: 600,
-    tags: (c) => [`store:${p(c, 'storeId')}`],
-  }),
-  'GET /v1/commerce/stores/{storeId}/attributes/{attrName}': cache({
-    kind: 'store',
-    ttlSec: 600,
-    tags: (c) => [`store:${p(c, 'storeId')}`],
-  }),
-  'GET /v1/commerce/channels': cache({ kind: 'channel', ttlSec: 600, tags: () => ['channels'] }),
-  'GET /v1/commerce/channels/{channelId}': cache({
-    kind: 'channel',
-    ttlSec: 600,
-    tags: () => ['channels'],
-  }),
-  'GET /v1/commerce/stores/{storeId}/customers': cache({
-    kind: 'store-customer',
-    ttlSec: 60,
-    tags: (c) => [`customers:${p(c, 'storeId')}`],
-  }),
-  'GET /v1/commerce/stores/{storeId}/customers/{customerId}': cache({
-    kind: 'store-customer',
-    ttlSec: 60,
-    tags: (c) => [`customers:${p(c, 'storeId')}`],
-  }),
-  'POST /v1/commerce/stores/{storeId}/customers': invalidate((c) => [
-    `customers:${p(c, 'storeId')}`,
-  ]),
-  'PATCH /v1/commerce/stores/{storeId}/customers/{customerId}': invalidate((c) => [
-    `customers:${p(c, 'storeId')}`,
-  ]),
-  'GET /v2/commerce/stores/{storeId}/transactions': cache({
-    kind: 'transaction',
-    ttlSec: 30,
-    tags: (c) => [`transactions:${p(c, 'storeId')}`],
-    sanitize: redactCardData,
-  }),
-  'GET /v2/commerce/stores/{storeId}/transactions/{transactionId}': cache({
-    kind: 'transaction',
-    ttlSec: 30,
-    tags: (c) => [`transactions:${p(c, 'storeId')}`],
-    sanitize: redactCardData,
-  }),
-
-  // --- commerce GraphQL subgraphs: (credential, store, document, variables) ------------------
-  'POST /v2/commerce/stores/{storeId}/catalog-subgraph': {
-    type: 'graphql',
-    rule: {
-      kind: 'catalog-query',
-      ttlSec: 60,
-      ttlOf: unlessErrors,
-      tags: (c) => [`catalog:${subgraphStore(c)}`],
-    },
-    invalidates: (c) => [`catalog:${subgraphStore(c)}`],
-  },
-  'POST /v2/commerce/stores/{storeId}/tax-subgraph': {
-    type: 'graphql',
-    rule: {
-      kind: 'tax-query',
-      ttlSec: 300,
-      ttlOf: unlessErrors,
-      tags: (c) => [`tax:${subgraphStore(c)}`],
-    },
-    invalidates: (c) => [`tax:${subgraphStore(c)}`],
-  },
-  'POST /v1/commerce/order-subgraph': {
-    type: 'graphql',
-    rule: { kind: 'order-query', ttlSec: 30, ttlOf: unlessErrors, tags: () => ['orders'] },
-    invalidates: () => ['orders'],
-  },
-};
-
-export const policyKey = (call: Pick<UpstreamCall, 'method' | 'route'>): string =>
-  `${call.method} ${call.route}`;
+/** A route with its declared policy (`UpstreamRoute`), and a table of them (`RouteTable`). */
+interface DeclaredPolicy {
+  readonly method: HttpMethod;
+  readonly route: string;
+  readonly cache: RoutePolicy;
+}
+interface PolicyTable {
+  readonly routes: readonly DeclaredPolicy[];
+  of(call: Pick<UpstreamCall, 'method' | 'route'>): DeclaredPolicy | undefined;
+}
 
 /** The TTL table (docs/efficiency.md "Cache"): kind, TTL, routes. */
-export function cacheKinds(): { kind: string; ttlSec: number; routes: string[] }[] {
-  const rows = new Map<string, { kind: string; ttlSec: number; routes: string[] }>();
-  for (const [route, policy] of Object.entries(ROUTE_POLICIES)) {
-    if (policy.type !== 'cache' && policy.type !== 'graphql') continue;
-    const row = rows.get(policy.rule.kind) ?? {
-      kind: policy.rule.kind,
-      ttlSec: policy.rule.ttlSec,
+export function cacheKinds(
+  table: PolicyTable,
+): { kind: CacheKind; ttlSec: number; routes: string[] }[] {
+  const rows = new Map<CacheKind, { kind: CacheKind; ttlSec: number; routes: string[] }>();
+  for (const { method, route, cache } of table.routes) {
+    if (cache.type !== 'cache' && cache.type !== 'graphql') continue;
+    const row = rows.get(cache.rule.kind) ?? {
+      kind: cache.rule.kind,
+      ttlSec: cache.rule.ttlSec,
       routes: [],
     };
-    row.routes.push(route);
-    rows.set(policy.rule.kind, row);
+    row.routes.push(`${method} ${route}`);
+    rows.set(cache.rule.kind, row);
   }
   return [...rows.values()];
 }
@@ -271,12 +124,12 @@ export interface CachePolicy {
 }
 
 /**
- * The policy with the configured TTL overrides. Routes without a row are passed through uncached
- * (and a write without a row invalidates nothing: every upstream route has a row, see the tests).
+ * The policy of the declared routes, with the configured TTL overrides. An undeclared route is
+ * passed through uncached (and, as a write, invalidates nothing: every route is declared, tested).
  */
 export function createCachePolicy(
+  table: PolicyTable,
   overrides: ReadonlyMap<CacheKind, number> = new Map(),
-  table: Readonly<Record<string, RoutePolicy>> = ROUTE_POLICIES,
 ): CachePolicy {
   const ttlOfKind = (rule: CacheRule) => overrides.get(rule.kind) ?? rule.ttlSec;
   const cacheDecision = (rule: CacheRule, parts: CallParts): CacheDecision => ({
@@ -285,11 +138,10 @@ export function createCachePolicy(
     ttlSec: ttlOfKind(rule),
     ttlOf: rule.ttlOf,
     tags: rule.tags(parts),
-    sanitize: rule.sanitize,
   });
   return {
     decide(call) {
-      const policy = table[policyKey(call)];
+      const policy = table.of(call)?.cache;
       if (!policy) return { type: 'pass' };
       const parts: CallParts = {
         method: call.method,

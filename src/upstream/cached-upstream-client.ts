@@ -128,7 +128,7 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
   ): Promise<Fetched<T>> {
     const startedAt = now();
     const response = await inner.request<T>(shareable(call));
-    const data = (decision.sanitize ? decision.sanitize(response.data) : response.data) as T;
+    const { data } = response;
     const ttlSec = decision.ttlOf ? decision.ttlOf(data, decision.ttlSec) : decision.ttlSec;
     // Without the tag versions read before the call, validity could not be checked: store nothing.
     if (lookup && ttlSec > 0) {
@@ -145,9 +145,9 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
       } catch (error) {
         warnStore(error, 'store');
       }
-      return { response: { ...response, data }, stored: answer };
+      return { response, stored: answer };
     }
-    return { response: { ...response, data }, stored: undefined };
+    return { response, stored: undefined };
   }
 
   async function cached<T>(

@@ -1,6 +1,7 @@
 /**
- * Circuit breaking per upstream route class (docs/operations.md "Circuit breaking"): after `failureThreshold` consecutive
- * failures (5xx, network errors, timeouts) a class opens and its calls fail at once with
+ * Circuit breaking per upstream part (docs/operations.md "Circuit breaking"; each route declares
+ * its part, `upstream-routes.ts`): after `failureThreshold` consecutive failures (5xx, network
+ * errors, timeouts) a part's circuit opens and its calls fail at once with
  * UPSTREAM_UNAVAILABLE for `openMs`; then exactly one call is let through as a half-open probe —
  * success closes the circuit, failure opens it again. Fields backed by the cache still resolve
  * (served stale) while a circuit is open.
@@ -84,16 +85,4 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
     },
     state: (name) => circuitOf(name).state,
   };
-}
-
-/** The upstream part a route belongs to: each has its own circuit. */
-export function breakerClassOf(route: string): string {
-  if (route.startsWith('/v1/hosting/')) return 'hosting';
-  if (route.includes('/catalog-subgraph')) return 'catalog';
-  if (route.includes('/tax-subgraph')) return 'tax';
-  if (route.includes('/order-subgraph')) return 'order';
-  if (route.includes('/commerce/')) return 'commerce';
-  if (route.startsWith('/v2/certificates') || route.startsWith('/v2/customers/'))
-    return 'certificates';
-  return 'other';
 }

@@ -1,12 +1,14 @@
 /**
  * Builds the one upstream client from the configuration, in this order (README "Layers", docs/efficiency.md):
  *
- *   cache (keyv, credential-scoped) → singleflight → [deadline + retries] → token bucket → undici
+ *   cache (keyv, credential-scoped) → singleflight → redaction → [deadline + retries]
+ *     → circuit breaker → token bucket → undici
  *
  * The token bucket wraps the transport so that every attempt, retries included, is paid for; the
  * cache and singleflight wrap the client so that a hit costs no attempt at all. With `REDIS_URL`, the
  * cache and the buckets live in Redis (shared by all replicas), with the local fallbacks described in
- * `fallback-bucket-store.ts`; without it, both live in this process's memory.
+ * `fallback-bucket-store.ts`; without it, both live in this process's memory. What each route gets
+ * (cache rule, extra limit, circuit, redaction) comes from the routes the domains declare.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -29,6 +31,8 @@ import { createUpstreamClient, type UpstreamClient } from './upstream-client.ts'
 import { createBreakerTransport } from './breaker-transport.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { createInstrumentedTransport } from './instrumented-transport.ts';
+import { createRedactingClient } from './redacting-client.ts';
+import type { RouteTable } from './upstream-routes.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
 
@@ -54,6 +58,7 @@ export function createUpstreamStack(
   config: Config,
   logger: FastifyBaseLogger,
   upstreamUrl: string,
+  routes: RouteTable,
   observers: UpstreamObservers = {},
 ): UpstreamStack {
   const { metrics } = observers;
@@ -104,10 +109,10 @@ export function createUpstreamStack(
   if (config.UPSTREAM_LIMITER === 'off') {
     log.warn('UPSTREAM_LIMITER=off: nothing keeps this gateway within the upstream budget');
   }
-  const core = createUpstreamClient({
+  const retrying = createUpstreamClient({
     // The breaker sits outside the budget: an open circuit spends no token.
     transport: createBreakerTransport(
-      config.UPSTREAM_LIMITER === 'on' ? createBudgetedTransport(http, limiter) : http,
+      config.UPSTREAM_LIMITER === 'on' ? createBudgetedTransport(http, limiter, routes) : http,
       createCircuitBreaker({
         failureThreshold: config.BREAKER_FAILURE_THRESHOLD,
         openMs: config.BREAKER_OPEN_MS,
@@ -116,6 +121,7 @@ export function createUpstreamStack(
           log.warn({ breakerClass, state }, 'upstream circuit changed state');
         },
       }),
+      routes,
     ),
     deadlineMs: config.UPSTREAM_DEADLINE_MS,
     retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.UPSTREAM_MAX_ATTEMPTS },
@@ -126,12 +132,13 @@ export function createUpstreamStack(
       );
     },
   });
+  const core = createRedactingClient(retrying, routes);
 
   let client = core;
   let cache: ResponseCache | undefined;
   if (config.UPSTREAM_CACHE === 'on') {
     const staleMaxAgeMs = config.CACHE_STALE_MAX_AGE_SEC * 1000;
-    const longestTtlMs = Math.max(...cacheKinds().map((row) => row.ttlSec), 0) * 1000;
+    const longestTtlMs = Math.max(...cacheKinds(routes).map((row) => row.ttlSec), 0) * 1000;
     const overrides = config.CACHE_TTL_OVERRIDES;
     const longestOverrideMs = Math.max(...overrides.values(), 0) * 1000;
     cache = createResponseCache({
@@ -144,7 +151,7 @@ export function createUpstreamStack(
     client = createCachedUpstreamClient({
       inner: core,
       cache,
-      policy: createCachePolicy(overrides),
+      policy: createCachePolicy(routes, overrides),
       keyOf: createCacheKeyer(config.CREDENTIAL_HMAC_SECRET ?? randomBytes(32).toString('hex')),
       singleflight: createSingleflight(),
       staleMaxAgeMs,

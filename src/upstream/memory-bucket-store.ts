@@ -5,7 +5,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { BudgetSnapshot } from './budget-tracker.ts';
-import type { RouteClass } from './route-classes.ts';
+import type { RouteClass } from './upstream-routes.ts';
 import {
   correctBucket,
   credentialWaitMs,

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { RedisClient } from './redis-connection.ts';
-import type { RouteClass } from './route-classes.ts';
+import type { RouteClass } from './upstream-routes.ts';
 import type {
   BucketStore,
   BudgetCorrection,

@@ -12,7 +12,7 @@ export type StaleReason = 'UPSTREAM_ERROR' | 'RATE_LIMITED';
 
 /** One upstream read answered from the cache after its TTL because the upstream could not answer. */
 export interface StaleFact {
-  /** Route template, e.g. `GET /v1/hosting/nodejs/apps/{appId}`: never a raw path with ids. */
+  /** Route template, e.g. `GET /things/{thingId}`: never a raw path with ids. */
   readonly route: string;
   /** Age of the served value in whole seconds. */
   readonly ageSec: number;

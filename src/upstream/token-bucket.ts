@@ -1,6 +1,6 @@
 /**
  * The per-credential token bucket in front of every upstream call (docs/efficiency.md "Budget"),
- * plus the route-class buckets of `route-classes.ts`.
+ * plus the route-class buckets a route may declare (`upstream-routes.ts`).
  *
  * The credential bucket mirrors the upstream's window ("600 requests per ~1399 s per credential"):
  * - capacity and refill come from config (`UPSTREAM_RATE_LIMIT` per `UPSTREAM_RATE_WINDOW_SEC`);
@@ -20,7 +20,7 @@ import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
 import type { BudgetSnapshot, BudgetTracker } from './budget-tracker.ts';
 import type { Credential } from './credential.ts';
-import type { RouteClass } from './route-classes.ts';
+import type { RouteClass } from './upstream-routes.ts';
 
 /** The configured budget of every credential. */
 export interface CredentialBudget {

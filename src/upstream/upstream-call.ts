@@ -16,7 +16,7 @@ export interface StreamBody {
 export interface UpstreamCall {
   readonly method: HttpMethod;
   /**
-   * Path template with `{param}` placeholders, e.g. `/v2/customers/{customerId}/certificates`.
+   * Path template with `{param}` placeholders, e.g. `/things/{thingId}/parts`.
    * The template (not the filled path) names the call in errors, metrics and rate-limit classes.
    */
   readonly route: string;

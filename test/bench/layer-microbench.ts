@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { isRedundant } from '../../src/upstream/budgeted-transport.ts';
 import { createCacheKeyer } from '../../src/upstream/cache-key.ts';
 import { createCachePolicy } from '../../src/upstream/cache-policy.ts';
+import { upstreamRoutes } from '../../src/graph/upstream-routes.ts';
 import { createCachedUpstreamClient } from '../../src/upstream/cached-upstream-client.ts';
 import { createCredentialFactory } from '../../src/upstream/credential.ts';
 import { createFallbackBucketStore } from '../../src/upstream/fallback-bucket-store.ts';
@@ -51,7 +52,7 @@ export async function cacheHitUs(detail: unknown): Promise<number> {
       store: { type: 'memory', maxBytes: 64 << 20 },
       tagTtlMs: 3_600_000,
     }),
-    policy: createCachePolicy(),
+    policy: createCachePolicy(upstreamRoutes()),
     keyOf: createCacheKeyer('bench-secret-0123456789abcdef'),
     singleflight: createSingleflight(),
     staleMaxAgeMs: 600_000,

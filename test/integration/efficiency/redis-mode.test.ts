@@ -3,9 +3,13 @@
  * data), the connection closed on shutdown, and the Redis-down policy (a local share of the budget,
  * never "unlimited"), tested against a port where no Redis listens.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
-import { CANARY_VALUES } from '../../../src/simulator/fixtures/transactions.fixtures.ts';
+import {
+  CANARY_CARD_NUMBER,
+  CANARY_VALUES,
+} from '../../../src/simulator/fixtures/transactions.fixtures.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import {
@@ -53,7 +57,7 @@ describe.skipIf(!testRedisAvailable)('Redis mode', () => {
       method: 'GET',
       route: '/v2/commerce/stores/{storeId}/transactions',
       params: { storeId: COMMERCE_IDS.storeA },
-      query: { page: 1, pageSize: 5 },
+      query: { page: 1, pageSize: 5, transactionIds: [COMMERCE_IDS.canaryTransaction] },
       credential,
     });
 
@@ -73,9 +77,12 @@ describe.skipIf(!testRedisAvailable)('Redis mode', () => {
       ),
     );
     const everything = `${keys.join('\n')}\n${values.join('\n')}`;
-    for (const secret of ['demo-token', CANARY_TOKEN, hmacKey, ...CANARY_VALUES]) {
+    // Nor the card's unsalted hash (the number is recoverable from it) or the cardholder's name.
+    const cardHash = createHash('sha256').update(CANARY_CARD_NUMBER).digest('hex');
+    for (const secret of ['demo-token', CANARY_TOKEN, hmacKey, cardHash, ...CANARY_VALUES]) {
       expect(everything).not.toContain(secret);
     }
+    expect(everything.toLowerCase()).not.toContain('canary');
     expect(stack.logs.join('\n')).not.toContain(CANARY_TOKEN);
   });
 

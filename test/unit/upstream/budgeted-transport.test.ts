@@ -10,7 +10,10 @@ import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import type { RawResponse, Transport } from '../../../src/upstream/http-transport.ts';
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
 import { createRequestFacts } from '../../../src/upstream/request-facts.ts';
-import { ROUTE_CLASSES } from '../../../src/upstream/route-classes.ts';
+import { createRouteTable, type RouteClass } from '../../../src/upstream/upstream-routes.ts';
+
+const READS: RouteClass = { name: 'reads', limit: 120, windowMs: 60_000, perCredential: false };
+const WRITES: RouteClass = { name: 'writes', limit: 30, windowMs: 60_000, perCredential: false };
 import { createTokenBucketLimiter } from '../../../src/upstream/token-bucket.ts';
 
 const credential = createCredentialFactory('unit-test-secret-0123456789')('demo-token');
@@ -38,7 +41,7 @@ describe('budget corrections from upstream answers', () => {
   it("empties the credential's bucket on its window's 429", () => {
     const c = correctionOf(
       answer(429, { ...rate(600, 0, 1399), 'retry-after': '1399' }, { retryAfterSec: 1399 }),
-      ROUTE_CLASSES['hosting-read'],
+      READS,
     );
     expect(c).toEqual({ limit: 600, blockMs: 1_399_000, blockRouteClass: false });
   });
@@ -46,7 +49,7 @@ describe('budget corrections from upstream answers', () => {
   it("blocks the route class on a 429 while the credential's window still has room", () => {
     const c = correctionOf(
       answer(429, rate(600, 412, 900), { code: 'TOO_MANY_REQUESTS', retryAfterSec: 37 }),
-      ROUTE_CLASSES['hosting-write'],
+      WRITES,
     );
     expect(c).toMatchObject({ remaining: 412, blockMs: 37_000, blockRouteClass: true });
   });
@@ -69,7 +72,11 @@ describe('budgeted transport', () => {
       store: createMemoryBucketStore({ budget: { capacity, windowMs: 60_000 } }),
       maxWaitMs: 0,
     });
-    return { transport: createBudgetedTransport(inner, limiter), sent, limiter };
+    return {
+      transport: createBudgetedTransport(inner, limiter, createRouteTable([])),
+      sent,
+      limiter,
+    };
   };
 
   it('takes a token per attempt, reports the spend to the request, and refuses when empty', async () => {

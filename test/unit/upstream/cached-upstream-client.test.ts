@@ -10,6 +10,7 @@ import { ErrorCode } from '../../../src/errors/error-codes.ts';
 import { GatewayError, UpstreamError } from '../../../src/errors/gateway-errors.ts';
 import { createCacheKeyer } from '../../../src/upstream/cache-key.ts';
 import { createCachePolicy } from '../../../src/upstream/cache-policy.ts';
+import { upstreamRoutes } from '../../../src/graph/upstream-routes.ts';
 import { createCachedUpstreamClient } from '../../../src/upstream/cached-upstream-client.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import { createRequestFacts } from '../../../src/upstream/request-facts.ts';
@@ -42,7 +43,7 @@ function setup(answer: Answer = async (call) => ({ appId: call.params?.appId, n:
       store: { type: 'memory', maxBytes: 1 << 20 },
       tagTtlMs: 3_600_000,
     }),
-    policy: createCachePolicy(),
+    policy: createCachePolicy(upstreamRoutes()),
     keyOf: createCacheKeyer('unit-test-secret-0123456789'),
     singleflight: createSingleflight(),
     staleMaxAgeMs: 60_000,

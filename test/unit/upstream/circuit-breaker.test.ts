@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakerClassOf, createCircuitBreaker } from '../../../src/upstream/circuit-breaker.ts';
+import { createCircuitBreaker } from '../../../src/upstream/circuit-breaker.ts';
 
 function breaker() {
   let now = 0;
@@ -61,14 +61,5 @@ describe('circuit breaker', () => {
     circuit.record('order', 'skipped', true);
     expect(circuit.state('order')).toBe('half-open');
     expect(circuit.admit('order')).toEqual({ allowed: true, probe: true });
-  });
-
-  it('classes routes by upstream part', () => {
-    expect(breakerClassOf('/v1/hosting/nodejs/apps/{appId}')).toBe('hosting');
-    expect(breakerClassOf('/v2/commerce/stores/{storeId}/catalog-subgraph')).toBe('catalog');
-    expect(breakerClassOf('/v2/commerce/stores/{storeId}/tax-subgraph')).toBe('tax');
-    expect(breakerClassOf('/v1/commerce/order-subgraph')).toBe('order');
-    expect(breakerClassOf('/v1/commerce/stores/{storeId}')).toBe('commerce');
-    expect(breakerClassOf('/v2/customers/{customerId}/certificates')).toBe('certificates');
   });
 });

@@ -11,7 +11,7 @@ import { GatewayError } from '../../../src/errors/gateway-errors.ts';
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
 import { createRedisBucketStore } from '../../../src/upstream/redis-bucket-store.ts';
 import { createRedisConnection } from '../../../src/upstream/redis-connection.ts';
-import type { RouteClass } from '../../../src/upstream/route-classes.ts';
+import type { RouteClass } from '../../../src/upstream/upstream-routes.ts';
 import {
   createTokenBucketLimiter,
   type BucketStore,

@@ -1,21 +1,27 @@
-/** The route-driven cache policy: coverage of every upstream route, TTLs, tags, invalidation. */
+/**
+ * The upstream routes the domains declare, read through the stack's cache policy: coverage of every
+ * upstream route, TTLs, tags, invalidation, limits, circuits, redaction.
+ */
 import { CACHE_KINDS, loadConfig } from '../../../src/config.ts';
 import { describe, expect, it } from 'vitest';
+import { upstreamRoutes } from '../../../src/graph/upstream-routes.ts';
 import {
-  ROUTE_POLICIES,
   cacheKinds,
   createCachePolicy,
   type CacheDecision,
 } from '../../../src/upstream/cache-policy.ts';
+import { createRouteTable, routeKey } from '../../../src/upstream/upstream-routes.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
 import {
   HOSTING_OPERATIONS,
   HOSTING_PREFIX,
 } from '../../../src/simulator/routes/hosting/hosting-operations.config.ts';
+import { DEFAULT_IP_LIMITS } from '../../../src/simulator/simulator.ts';
 
 const credential = createCredentialFactory('unit-test-secret-0123456789')('demo-token');
-const policy = createCachePolicy();
+const table = upstreamRoutes();
+const policy = createCachePolicy(table);
 const decide = (call: Omit<UpstreamCall, 'credential'>): CacheDecision =>
   policy.decide({ ...call, credential });
 
@@ -61,13 +67,13 @@ const tagsOf = (decision: CacheDecision): readonly string[] =>
 describe('cache policy', () => {
   it('has a row for every upstream operation, and no row for anything else', () => {
     expect(UPSTREAM_ROUTES).toHaveLength(11 + 14 + 10 + 3);
-    expect(Object.keys(ROUTE_POLICIES).sort()).toEqual([...UPSTREAM_ROUTES].sort());
+    expect(table.routes.map(routeKey).sort()).toEqual([...UPSTREAM_ROUTES].sort());
   });
 
   it('never caches secrets, polled status or logs', () => {
-    const never = Object.entries(ROUTE_POLICIES)
-      .filter(([, p]) => p.type === 'never')
-      .map(([route]) => route)
+    const never = table.routes
+      .filter((route) => route.cache.type === 'never')
+      .map(routeKey)
       .sort();
     expect(never).toEqual(
       [
@@ -320,7 +326,7 @@ describe('cache policy', () => {
       ['app', 5],
       ['store', 1],
     ]);
-    const decision = createCachePolicy(overrides).decide({
+    const decision = createCachePolicy(table, overrides).decide({
       method: 'GET',
       route: '/v1/commerce/stores/{storeId}',
       params: { storeId: STORE },
@@ -330,10 +336,70 @@ describe('cache policy', () => {
   });
 
   it('uses exactly the cache kinds the configuration knows', () => {
-    expect(new Set(cacheKinds().map((row) => row.kind))).toEqual(new Set(CACHE_KINDS));
+    expect(new Set(cacheKinds(table).map((row) => row.kind))).toEqual(new Set(CACHE_KINDS));
   });
 
   it('passes unknown routes through', () => {
     expect(decide({ method: 'GET', route: '/v9/unknown' })).toEqual({ type: 'pass' });
+  });
+});
+
+describe('route declarations beside the cache', () => {
+  const declared = (key: string) => {
+    const [method, route] = key.split(' ') as [UpstreamCall['method'], string];
+    const found = table.of({ method, route });
+    if (!found) throw new Error(`${key} is not declared`);
+    return found;
+  };
+
+  it('gives each upstream part its own circuit', () => {
+    const parts = Object.fromEntries(UPSTREAM_ROUTES.map((key) => [key, declared(key).breaker]));
+    expect(new Set(Object.values(parts))).toEqual(
+      new Set(['certificates', 'hosting', 'commerce', 'catalog', 'tax', 'order']),
+    );
+    expect(parts[`GET ${H}/apps/{appId}`]).toBe('hosting');
+    expect(parts['POST /v2/commerce/stores/{storeId}/catalog-subgraph']).toBe('catalog');
+    expect(parts['POST /v2/commerce/stores/{storeId}/tax-subgraph']).toBe('tax');
+    expect(parts['POST /v1/commerce/order-subgraph']).toBe('order');
+    expect(parts['GET /v1/commerce/stores/{storeId}']).toBe('commerce');
+    expect(parts['GET /v2/customers/{customerId}/certificates']).toBe('certificates');
+  });
+
+  it("mirrors the upstream's per-IP hosting limits and the catalog's burst limit", () => {
+    for (const [operation, { ipClass }] of Object.entries(HOSTING_OPERATIONS)) {
+      const [method, path] = operation.split(' ');
+      const limitClass = declared(`${method} ${H}${path}`).limitClass;
+      // The gateway's bucket is the simulator's per-IP class of the operation, one for everyone.
+      expect({ operation, ...limitClass }).toEqual({
+        operation,
+        name: ipClass,
+        limit: DEFAULT_IP_LIMITS[ipClass],
+        windowMs: 60_000,
+        perCredential: false,
+      });
+    }
+    expect(
+      declared('POST /v2/commerce/stores/{storeId}/catalog-subgraph').limitClass,
+    ).toMatchObject({
+      limit: 120,
+      perCredential: true,
+    });
+    const unlimited = UPSTREAM_ROUTES.filter(
+      (key) => !key.includes(H) && !key.includes('catalog-subgraph'),
+    );
+    for (const key of unlimited) expect(declared(key).limitClass).toBeUndefined();
+  });
+
+  it('redacts the transaction answers and nothing else', () => {
+    const redacted = UPSTREAM_ROUTES.filter((key) => declared(key).redact !== undefined);
+    expect(redacted.sort()).toEqual([
+      'GET /v2/commerce/stores/{storeId}/transactions',
+      'GET /v2/commerce/stores/{storeId}/transactions/{transactionId}',
+    ]);
+  });
+
+  it('refuses a route declared twice', () => {
+    const route = declared('GET /v1/commerce/channels');
+    expect(() => createRouteTable([route, route])).toThrow(/declared twice/);
   });
 });

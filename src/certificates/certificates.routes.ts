@@ -1,0 +1,106 @@
+/**
+ * The certificate routes this domain calls, as the upstream stack must treat them (cache, circuit).
+ *
+ * Never cached: the ACME external account binding (it carries the `hmacKey`, a secret). A
+ * certificate's detail is cached long once it is settled; any other state is what a client polls
+ * after an order or a reissue, so it is not cached at all.
+ */
+import {
+  cacheFor,
+  invalidates,
+  neverCache,
+  pathParam,
+  queryParam,
+  type Tagger,
+} from '../upstream/cache-policy.ts';
+import type { UpstreamRoute } from '../upstream/upstream-routes.ts';
+
+const breaker = 'certificates';
+/** Any certificate write may change every list, search and entitlement answer. */
+const CERTIFICATES = 'certificates';
+const certificateTags: Tagger = (call) => [`certificate:${pathParam(call, 'certificateId')}`];
+const entitlementTags: Tagger = (call) => [
+  CERTIFICATES,
+  `entitlement:${queryParam(call, 'entitlementId')}`,
+];
+
+/** States that no longer move on their own. */
+const SETTLED_CERTIFICATE = new Set(['ISSUED', 'EXPIRED', 'REVOKED', 'DENIED']);
+const settledOnly = (data: unknown, ttlSec: number): number =>
+  SETTLED_CERTIFICATE.has(String((data as { status?: unknown } | null)?.status)) ? ttlSec : 0;
+
+const CUSTOMER_CERTIFICATE = '/v2/customers/{customerId}/certificates/{certificateId}';
+
+/** Route templates (they name the calls in errors, metrics and the simulator's stats). */
+export const CERTIFICATE_ROUTES = {
+  entitlement: '/v2/certificates',
+  reissue: '/v2/certificates/{certificateId}/reissue',
+  download: '/v2/certificates/download',
+  customerCertificates: '/v2/customers/{customerId}/certificates',
+  customerCertificate: CUSTOMER_CERTIFICATE,
+  domainVerifications: `${CUSTOMER_CERTIFICATE}/domainVerifications`,
+  domainVerification: `${CUSTOMER_CERTIFICATE}/domainVerifications/{domain}`,
+  acmeBinding: '/v2/customers/{customerId}/certificates/acme/externalAccountBinding',
+  subscriptionSearch: '/v2/certificates/subscriptions/search',
+  subscription: '/v2/certificates/subscription/{guid}',
+} as const;
+const R = CERTIFICATE_ROUTES;
+
+export const CERTIFICATE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
+  {
+    method: 'GET',
+    route: R.entitlement,
+    cache: cacheFor({ kind: 'certificate-entitlement', ttlSec: 60, tags: entitlementTags }),
+  },
+  { method: 'POST', route: R.entitlement, cache: invalidates(() => [CERTIFICATES]) },
+  {
+    method: 'POST',
+    route: R.reissue,
+    cache: invalidates((call) => [CERTIFICATES, ...certificateTags(call)]),
+  },
+  {
+    method: 'GET',
+    route: R.download,
+    cache: cacheFor({ kind: 'certificate-bundle', ttlSec: 3600, tags: entitlementTags }),
+  },
+  {
+    method: 'GET',
+    route: R.customerCertificates,
+    cache: cacheFor({ kind: 'certificate-list', ttlSec: 60, tags: () => [CERTIFICATES] }),
+  },
+  {
+    method: 'GET',
+    route: R.customerCertificate,
+    cache: cacheFor({
+      kind: 'certificate-detail',
+      ttlSec: 3600,
+      ttlOf: settledOnly,
+      tags: certificateTags,
+    }),
+  },
+  {
+    method: 'GET',
+    route: R.domainVerifications,
+    cache: cacheFor({ kind: 'domain-verification', ttlSec: 30, tags: certificateTags }),
+  },
+  {
+    method: 'GET',
+    route: R.domainVerification,
+    cache: cacheFor({ kind: 'domain-verification', ttlSec: 30, tags: certificateTags }),
+  },
+  {
+    method: 'GET',
+    route: R.acmeBinding,
+    cache: neverCache('carries the ACME hmacKey (a secret)'),
+  },
+  {
+    method: 'GET',
+    route: R.subscriptionSearch,
+    cache: cacheFor({ kind: 'certificate-subscription', ttlSec: 120, tags: () => [CERTIFICATES] }),
+  },
+  {
+    method: 'GET',
+    route: R.subscription,
+    cache: cacheFor({ kind: 'certificate-subscription', ttlSec: 120, tags: () => [CERTIFICATES] }),
+  },
+].map((route) => ({ ...route, breaker }) as UpstreamRoute);

@@ -1,0 +1,78 @@
+/**
+ * The hosting routes this domain calls, as the upstream stack must treat them: cache, circuit and
+ * the per-IP limits.
+ *
+ * Limits: "10 to 120 requests per minute per client IP, depending on the operation" (hosting
+ * document). Every user of the gateway shares the gateway's IP, so these buckets are global (one
+ * per class, across all credentials and, with Redis, across all replicas). The document gives the
+ * range, not the mapping; reads 120, writes 30, source upload and deploy 10 per minute is the
+ * decision, the same one the embedded simulator makes.
+ *
+ * Never cached: job and source-upload status (polled while they move) and logs (a live tail).
+ * Secret listings are metadata (names, variants) and are cached; the secrets POST is a write.
+ */
+import {
+  cacheFor,
+  invalidates,
+  neverCache,
+  pathParam,
+  type Tagger,
+} from '../upstream/cache-policy.ts';
+import type { RouteClass, UpstreamRoute } from '../upstream/upstream-routes.ts';
+
+const PREFIX = '/v1/hosting/nodejs';
+
+/** Route templates (they name the calls in errors, metrics and the simulator's stats). */
+export const HOSTING_ROUTES = {
+  apps: `${PREFIX}/apps`,
+  job: `${PREFIX}/apps/jobs/{jobId}`,
+  app: `${PREFIX}/apps/{appId}`,
+  source: `${PREFIX}/apps/{appId}/source`,
+  sourceStatus: `${PREFIX}/apps/{appId}/source/status`,
+  deployments: `${PREFIX}/apps/{appId}/deployments`,
+  status: `${PREFIX}/apps/{appId}/status`,
+  secrets: `${PREFIX}/apps/{appId}/secrets`,
+  logs: `${PREFIX}/apps/{appId}/logs`,
+} as const;
+
+const MINUTE = 60_000;
+export const HOSTING_LIMITS = {
+  read: { name: 'hosting-read', limit: 120, windowMs: MINUTE, perCredential: false },
+  write: { name: 'hosting-write', limit: 30, windowMs: MINUTE, perCredential: false },
+  heavy: { name: 'hosting-heavy', limit: 10, windowMs: MINUTE, perCredential: false },
+} as const satisfies Record<string, RouteClass>;
+
+const appTags: Tagger = (call) => [`app:${pathParam(call, 'appId')}`];
+/** A write to an app changes the app list too. */
+const appWrite = invalidates((call) => ['apps', ...appTags(call)]);
+
+const read = (route: string, cache: UpstreamRoute['cache']) =>
+  ({ method: 'GET', route, cache, limitClass: HOSTING_LIMITS.read }) as const;
+const write = (method: 'POST' | 'PATCH' | 'DELETE', route: string, cache: UpstreamRoute['cache']) =>
+  ({ method, route, cache, limitClass: HOSTING_LIMITS.write }) as const;
+const heavy = (route: string, cache: UpstreamRoute['cache']) =>
+  ({ method: 'POST', route, cache, limitClass: HOSTING_LIMITS.heavy }) as const;
+
+export const HOSTING_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
+  read(HOSTING_ROUTES.apps, cacheFor({ kind: 'app-list', ttlSec: 30, tags: () => ['apps'] })),
+  write(
+    'POST',
+    HOSTING_ROUTES.apps,
+    invalidates(() => ['apps']),
+  ),
+  read(HOSTING_ROUTES.job, neverCache('job status is polled while it moves')),
+  read(HOSTING_ROUTES.app, cacheFor({ kind: 'app', ttlSec: 30, tags: appTags })),
+  write('PATCH', HOSTING_ROUTES.app, appWrite),
+  write('DELETE', HOSTING_ROUTES.app, appWrite),
+  heavy(HOSTING_ROUTES.source, appWrite),
+  read(HOSTING_ROUTES.sourceStatus, neverCache('upload status is polled while it moves')),
+  read(
+    HOSTING_ROUTES.deployments,
+    cacheFor({ kind: 'app-deployments', ttlSec: 10, tags: appTags }),
+  ),
+  heavy(HOSTING_ROUTES.deployments, appWrite),
+  read(HOSTING_ROUTES.status, cacheFor({ kind: 'app-runtime-status', ttlSec: 5, tags: appTags })),
+  read(HOSTING_ROUTES.secrets, cacheFor({ kind: 'app-secret-names', ttlSec: 60, tags: appTags })),
+  write('POST', HOSTING_ROUTES.secrets, invalidates(appTags)),
+  read(HOSTING_ROUTES.logs, neverCache('logs are a live tail')),
+].map((route) => ({ ...route, breaker: 'hosting' }));

@@ -1,0 +1,60 @@
+/**
+ * What the upstream stack knows about one route, declared by the domain that calls it
+ * (`<domain>/<domain>.routes.ts`) and assembled by `graph/upstream-routes.ts`. The stack reads only
+ * this declaration: `upstream/` itself holds no route path and no domain knowledge.
+ */
+import type { RoutePolicy } from './cache-policy.ts';
+import type { HttpMethod, UpstreamCall } from './upstream-call.ts';
+
+/**
+ * A limit the upstream applies to a group of routes on top of the per-credential window, mirrored
+ * by a second token bucket in front of those routes. A sliding window: never more than `limit`
+ * calls in any `windowMs`, whatever the phase of the upstream's own window.
+ */
+export interface RouteClass {
+  readonly name: string;
+  readonly limit: number;
+  readonly windowMs: number;
+  /** One bucket per credential (true) or one for the whole gateway (false). */
+  readonly perCredential: boolean;
+}
+
+export interface UpstreamRoute {
+  readonly method: HttpMethod;
+  /** The path template the domain calls, e.g. `/things/{thingId}`. */
+  readonly route: string;
+  /** Cached (kind, TTL, tags), never cached, or a write that invalidates tags. */
+  readonly cache: RoutePolicy;
+  /** The upstream part the route belongs to: each part has its own circuit. */
+  readonly breaker: string;
+  /** The extra limit the upstream applies to this route, if any. */
+  readonly limitClass?: RouteClass;
+  /**
+   * Applied to every successful answer the moment it is parsed, before it is cached, logged or
+   * seen by any resolver. May change the answer in place (it is the gateway's own parsed copy).
+   */
+  readonly redact?: (data: unknown) => unknown;
+}
+
+/** The breaker part of a call to an undeclared route. */
+export const UNDECLARED_BREAKER = 'other';
+
+export interface RouteTable {
+  readonly routes: readonly UpstreamRoute[];
+  /** The declaration of a call's route; undefined for an undeclared route. */
+  of(call: Pick<UpstreamCall, 'method' | 'route'>): UpstreamRoute | undefined;
+}
+
+export const routeKey = (call: Pick<UpstreamCall, 'method' | 'route'>): string =>
+  `${call.method} ${call.route}`;
+
+/** The table; a route declared twice is a programming error. */
+export function createRouteTable(routes: readonly UpstreamRoute[]): RouteTable {
+  const byKey = new Map<string, UpstreamRoute>();
+  for (const route of routes) {
+    const key = routeKey(route);
+    if (byKey.has(key)) throw new Error(`upstream route ${key} is declared twice`);
+    byKey.set(key, route);
+  }
+  return { routes, of: (call) => byKey.get(routeKey(call)) };
+}
