@@ -11,6 +11,8 @@
  * {@link presentTransaction} takes the summary out and shows `raw` with the number fully redacted.
  */
 
+import { isRecord } from '../kit/is-record.ts';
+
 /**
  * Paths from the transaction root whose values are replaced by {@link REDACTED}: an explicit deny
  * list over the fields the commerce document names (keys compare case-insensitively, in case the
@@ -66,9 +68,6 @@ export interface RedactedTransaction {
 
 type JsonObject = Record<string, unknown>;
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** A child by name, case-insensitively (the key as the record spells it, too). */
 function child(object: JsonObject, name: string): { key: string; value: unknown } | undefined {
   if (name in object) return { key: name, value: object[name] };
@@ -79,7 +78,7 @@ function child(object: JsonObject, name: string): { key: string; value: unknown 
 
 const valueAt = (object: unknown, path: readonly string[]): unknown => {
   let current = object;
-  for (const name of path) current = isObject(current) ? child(current, name)?.value : undefined;
+  for (const name of path) current = isRecord(current) ? child(current, name)?.value : undefined;
   return current;
 };
 
@@ -105,7 +104,7 @@ function truncatedNumber(value: string): string {
 function stringsIn(value: unknown, into: string[]): void {
   if (typeof value === 'string') into.push(value);
   else if (Array.isArray(value)) value.forEach((item) => stringsIn(item, into));
-  else if (isObject(value)) Object.values(value).forEach((item) => stringsIn(item, into));
+  else if (isRecord(value)) Object.values(value).forEach((item) => stringsIn(item, into));
 }
 
 /** Replaces, in place, every string that contains a removed value. */
@@ -115,7 +114,7 @@ function scrubEchoes(value: unknown, echoes: readonly string[]): unknown {
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i += 1) value[i] = scrubEchoes(value[i], echoes);
-  } else if (isObject(value)) {
+  } else if (isRecord(value)) {
     for (const key of Object.keys(value)) value[key] = scrubEchoes(value[key], echoes);
   }
   return value;
@@ -126,7 +125,7 @@ function redactRecord(record: JsonObject): void {
   const removed: string[] = [];
   for (const path of DENIED) {
     const parent = valueAt(record, path.slice(0, -1));
-    if (!isObject(parent)) continue;
+    if (!isRecord(parent)) continue;
     const target = child(parent, path.at(-1) as string);
     if (target === undefined || target.value === null || target.value === undefined) continue;
     const kept =
@@ -147,22 +146,22 @@ function redactRecord(record: JsonObject): void {
 
 /** The transaction list route's redaction: every record of `items`, in place. */
 export function redactTransactionPage(answer: unknown): unknown {
-  if (isObject(answer) && Array.isArray(answer.items)) {
-    for (const item of answer.items) if (isObject(item)) redactRecord(item);
+  if (isRecord(answer) && Array.isArray(answer.items)) {
+    for (const item of answer.items) if (isRecord(item)) redactRecord(item);
   }
   return answer;
 }
 
 /** The single-transaction route's redaction, in place. */
 export function redactTransactionRecord(answer: unknown): unknown {
-  if (isObject(answer)) redactRecord(answer);
+  if (isRecord(answer)) redactRecord(answer);
   return answer;
 }
 
 /** Brand, last four, expiry, entry method; null when the record has no card detail. */
 function cardSummary(record: JsonObject): CardSummary | null {
   const detail = valueAt(record, ['fundingSource', 'cardDetail']);
-  if (!isObject(detail)) return null;
+  if (!isRecord(detail)) return null;
   const number = stringAt(detail, 'number')?.replace(/[\s-]/g, '');
   return {
     brand: stringAt(detail, 'type'),
@@ -180,11 +179,11 @@ function cardSummary(record: JsonObject): CardSummary | null {
  * path only; the cached record is not changed).
  */
 export function presentTransaction(redacted: unknown): RedactedTransaction {
-  if (!isObject(redacted)) return { record: {}, card: null };
+  if (!isRecord(redacted)) return { record: {}, card: null };
   const card = cardSummary(redacted);
   const funding = child(redacted, 'fundingSource');
-  const detail = isObject(funding?.value) ? child(funding.value, 'cardDetail') : undefined;
-  const number = isObject(detail?.value) ? child(detail.value, 'number') : undefined;
+  const detail = isRecord(funding?.value) ? child(funding.value, 'cardDetail') : undefined;
+  const number = isRecord(detail?.value) ? child(detail.value, 'number') : undefined;
   if (!funding || !detail || !number || number.value === null || number.value === undefined) {
     return { record: redacted, card };
   }

@@ -14,6 +14,7 @@ import { readJson } from '../upstream/read-json.ts';
 import type { QueryValue } from '../upstream/upstream-call.ts';
 import { presentTransaction, type RedactedTransaction } from './card-redaction.ts';
 import { COMMERCE_ROUTES } from './commerce.routes.ts';
+import { isRecord } from '../kit/is-record.ts';
 
 /** An upstream record whose shape the document does not show. */
 export type CommerceRecord = Readonly<Record<string, unknown>>;
@@ -38,11 +39,8 @@ export interface TransactionPage {
   readonly hasNextLink: boolean;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const itemsOf = (body: unknown): readonly unknown[] =>
-  isObject(body) && Array.isArray(body.items) ? body.items : [];
+  isRecord(body) && Array.isArray(body.items) ? body.items : [];
 
 const intOrNull = (value: unknown): number | null =>
   typeof value === 'number' && Number.isInteger(value) ? value : null;
@@ -128,13 +126,13 @@ export function createCommerceApi(upstream: UpstreamClient, scope: RequestScope)
         },
         requestIdHeader,
       );
-      const page = isObject(body) ? body : {};
+      const page = isRecord(body) ? body : {};
       const links = Array.isArray(page.links) ? page.links : [];
       return {
         items: itemsOf(page).map(presentTransaction),
         totalItems: intOrNull(page.totalItems),
         totalPages: intOrNull(page.totalPages),
-        hasNextLink: links.some((link: unknown) => isObject(link) && link.rel === 'next'),
+        hasNextLink: links.some((link: unknown) => isRecord(link) && link.rel === 'next'),
       };
     },
   };

@@ -4,11 +4,9 @@
  * their parents keep the record whole for `raw` plus the ids the gateway can name.
  */
 import type { CardSummary, RedactedTransaction } from './card-redaction.ts';
+import { isRecord } from '../kit/is-record.ts';
 
 type JsonObject = Readonly<Record<string, unknown>>;
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
@@ -47,7 +45,7 @@ export const toStore = (storeId: string): StoreParent => ({ __typename: 'Store',
 
 /** A channel list item or record; null when it has no `channelId` (nothing to address it by). */
 export function toChannel(raw: unknown, storeId: string | null): ChannelParent | null {
-  if (!isObject(raw)) return null;
+  if (!isRecord(raw)) return null;
   const channelId = str(raw.channelId);
   return channelId === null ? null : { __typename: 'Channel', channelId, storeId, raw };
 }
@@ -56,13 +54,13 @@ export function toChannel(raw: unknown, storeId: string | null): ChannelParent |
 export function registeredStoreIds(raw: JsonObject): string[] | null {
   if (!Array.isArray(raw.registeredStores)) return null;
   return raw.registeredStores
-    .map((entry: unknown) => (isObject(entry) ? str(entry.storeId) : null))
+    .map((entry: unknown) => (isRecord(entry) ? str(entry.storeId) : null))
     .filter((id): id is string => id !== null);
 }
 
 /** A customer record; null when it has no `customerId`. */
 export function toStoreCustomer(raw: unknown, storeId: string): StoreCustomerParent | null {
-  if (!isObject(raw)) return null;
+  if (!isRecord(raw)) return null;
   const customerId = str(raw.customerId);
   return customerId === null ? null : { __typename: 'StoreCustomer', storeId, customerId, raw };
 }
@@ -134,7 +132,7 @@ export function formatMinorUnits(amount: number, currency: string): string {
 export function toMoney(
   value: unknown,
 ): { amount: number; currency: string; formatted: string } | null {
-  if (!isObject(value)) return null;
+  if (!isRecord(value)) return null;
   const { amount, currency } = value;
   if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || typeof currency !== 'string') {
     return null;

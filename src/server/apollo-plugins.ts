@@ -1,31 +1,11 @@
 /**
- * Apollo Server plugins: variable checks, request-id stamping, error logging and the one log line
- * per operation.
+ * Apollo Server plugins: request-id stamping, error logging and the one log line per operation.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../kit/request-context.ts';
 import { ErrorCode } from '../errors/error-codes.ts';
 import { formatGraphQLError, rootCauseOf, stampRequestId } from '../errors/graphql-errors.ts';
-import { variableValueProblems } from './variable-values.ts';
-
-/**
- * Refuses variables that do not fit their declared types before graphql-js coerces them (its
- * messages would quote the values; see variable-values.ts).
- */
-export function variableValuesPlugin(): ApolloServerPlugin<GatewayContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ schema, operation, request }) {
-          if (!operation) return;
-          const [first] = variableValueProblems(schema, operation, request.variables);
-          if (first) throw first;
-        },
-      };
-    },
-  };
-}
 
 /**
  * An error the gateway did not expect: exactly those `formatGraphQLError` masks as internal (as the

@@ -5,7 +5,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { formatGraphQLError } from '../errors/graphql-errors.ts';
@@ -14,29 +13,24 @@ import { upstreamRoutes } from '../graph/upstream-routes.ts';
 import { bearerToken, createCredentialFactory } from '../upstream/credential.ts';
 import { createUpstreamStack } from '../upstream/create-upstream-stack.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
-import {
-  requestLifecyclePlugin,
-  upstreamFactsPlugin,
-  variableValuesPlugin,
-} from './apollo-plugins.ts';
+import { requestLifecyclePlugin, upstreamFactsPlugin } from './apollo-plugins.ts';
 import { createRequestFacts } from '../upstream/request-facts.ts';
 import { createGatewayContext, type GatewayContext } from '../kit/request-context.ts';
 import { storeIdHeaderOf } from '../stitching/store-routing.ts';
 import { createPollerRegistry } from '../kit/shared-pollers.ts';
 import { registerSubscriptionTransports } from './subscriptions/subscription-transports.ts';
-import { registerGraphQLMultipart } from './uploads/graphql-multipart.plugin.ts';
 import { registerHealthRoutes } from './health.routes.ts';
 import { createProductionPolicy } from './production-policy.ts';
 import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.ts';
-import {
-  registerResponseReplay,
-  responseReplayPlugin,
-} from './response-cache/response-replay.hook.ts';
+import { responseReplayPlugin } from './response-cache/response-replay.hook.ts';
+import { graphqlRoute } from './graphql-route/graphql-route.plugin.ts';
 import { createGatewayMetrics } from '../observability/metrics.ts';
 import { registerMetricsRoute } from '../observability/metrics.routes.ts';
 import { observabilityPlugin } from './observability-plugin.ts';
 import { createLogSpanExporter, createTracing } from '../observability/tracing.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+
+const GRAPHQL_PATH = '/graphql';
 
 export interface Gateway {
   readonly app: FastifyInstance;
@@ -97,27 +91,18 @@ export async function createGateway(
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
-  // Limits, HTTP policy, persisted operations, idempotency, explorer (docs/security.md).
+  // The operation pipeline, persisted operations, idempotency, explorer (docs/security.md).
   const policy = await createProductionPolicy(
     app,
     config,
     app.log,
-    '/graphql',
+    GRAPHQL_PATH,
     upstreamStack.redis,
   );
-  // After the policy's hooks: a refused document is refused before any replay.
   const responseCache =
     config.RESPONSE_CACHE && upstreamStack.cache
       ? createGraphqlResponseCache(upstreamStack.cache)
       : undefined;
-  if (responseCache) {
-    registerResponseReplay(app, {
-      graphqlPath: '/graphql',
-      cache: responseCache,
-      credentialFor,
-      metrics,
-    });
-  }
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
@@ -134,7 +119,6 @@ export async function createGateway(
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       requestLifecyclePlugin(),
-      variableValuesPlugin(),
       upstreamFactsPlugin(),
       observabilityPlugin(metrics, tracing),
       ...(responseCache ? [responseReplayPlugin(responseCache)] : []),
@@ -143,36 +127,37 @@ export async function createGateway(
   });
   await apollo.start();
 
-  registerGraphQLMultipart(app, { path: '/graphql', maxFileSize: config.UPLOAD_MAX_BYTES });
-  registerSubscriptionTransports(app, {
-    path: '/graphql',
+  const sse = registerSubscriptionTransports(app, {
+    path: GRAPHQL_PATH,
     schema,
     credentialFor,
     logger: app.log,
     isProduction: config.NODE_ENV === 'production',
     createContext: (request) => createGatewayContext(contextDeps, request),
-    validationRules: policy.apolloOptions.validationRules,
-    guard: policy.subscriptionGuard,
+    pipeline: policy.pipeline,
     endWatches: () => pollers.closeAll(),
   });
 
-  app.route({
-    url: '/graphql',
-    method: ['GET', 'POST', 'OPTIONS'],
-    handler: fastifyApolloHandler(apollo, {
-      context: async (request) => {
-        const token = bearerToken(request.headers.authorization);
-        return createGatewayContext(contextDeps, {
-          requestId: request.id,
-          credential: token ? credentialFor(token) : undefined,
-          logger: request.log,
-          storeIdHeader: storeIdHeaderOf(request.headers),
-          facts: createRequestFacts(),
-          trace: tracing ? { span: undefined } : undefined,
-          replayKey: request.replayKey,
-        });
-      },
-    }),
+  await app.register(graphqlRoute, {
+    path: GRAPHQL_PATH,
+    apollo,
+    pipeline: policy.pipeline,
+    sse,
+    maxUploadBytes: config.UPLOAD_MAX_BYTES,
+    explorer: policy.explorer,
+    replay: responseCache && { cache: responseCache, credentialFor, metrics },
+    contextOf: async (request) => {
+      const token = bearerToken(request.headers.authorization);
+      return createGatewayContext(contextDeps, {
+        requestId: request.id,
+        credential: token ? credentialFor(token) : undefined,
+        logger: request.log,
+        storeIdHeader: storeIdHeaderOf(request.headers),
+        facts: createRequestFacts(),
+        trace: tracing ? { span: undefined } : undefined,
+        replayKey: request.replayKey,
+      });
+    },
   });
 
   if (metrics) registerMetricsRoute(app, metrics);

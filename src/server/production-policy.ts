@@ -1,27 +1,23 @@
 /**
- * The gateway's production policy, assembled in one place (docs/security.md): operation limits,
- * the HTTP policy of the GraphQL endpoint, persisted operations (APQ or trusted documents),
- * idempotent mutations and the self-hosted explorer. `create-gateway.ts` spreads its Apollo options
- * and plugins; observability plugins (metrics, tracing) belong in that plugin list too.
+ * The gateway's production policy, assembled in one place (docs/security.md): the operation
+ * pipeline (limits, trusted documents), persisted operations (APQ), idempotent mutations and the
+ * self-hosted explorer. `create-gateway.ts` hands them to Apollo, the GraphQL route and the
+ * subscription transports.
  */
 import type { ApolloServerOptions, ApolloServerPlugin } from '@apollo/server';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { RedisConnection } from '../upstream/redis-connection.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
-import { registerExplorer } from './explorer/explorer.routes.ts';
-import { registerGraphqlHttpPolicy } from './http-policy/graphql-http-policy.ts';
+import { registerExplorer, type ExplorerPage } from './explorer/explorer.routes.ts';
 import { idempotencyPlugin } from './idempotency/idempotency.plugin.ts';
 import {
   createMemoryIdempotencyStore,
   type IdempotencyStore,
 } from './idempotency/idempotency-store.ts';
 import { createRedisIdempotencyStore } from './idempotency/redis-idempotency-store.ts';
-import { registerDocumentGuard } from './limits/document-guard.hook.ts';
-import { operationCostPlugin } from './limits/operation-cost.plugin.ts';
 import { operationLimitsOf } from './limits/operation-limits.ts';
-import { createOperationShapeRule } from './limits/operation-shape.rule.ts';
-import { createSubscriptionGuard, type SubscriptionGuard } from './limits/subscription-guard.ts';
+import { createOperationPipeline, type OperationPipeline } from './operation-pipeline.ts';
 import { createPersistedOperations } from './persisted-operations/persisted-operations.ts';
 
 /** A claim on an idempotency key outlives any mutation; it only matters if a replica dies mid-request. */
@@ -34,15 +30,17 @@ export interface ProductionPolicy {
     ApolloServerOptions<GatewayContext>,
     'validationRules' | 'parseOptions' | 'persistedQueries'
   >;
-  /** Apollo plugins: the cost limit and idempotency. */
+  /** Apollo plugins: the pipeline's operation checks, then idempotency. */
   readonly plugins: ApolloServerPlugin<GatewayContext>[];
-  /** The limits and trusted documents for subscriptions (they bypass Apollo's pipeline). */
-  readonly subscriptionGuard: SubscriptionGuard;
+  /** The checks every operation passes, for the GraphQL route and the subscription transports. */
+  readonly pipeline: OperationPipeline;
+  /** The explorer's page (EXPLORER on), served by the GraphQL route. */
+  readonly explorer: ExplorerPage | undefined;
   /** Releases what the policy holds (today nothing: it borrows the stack's Redis connection). */
   close(): Promise<void>;
 }
 
-/** Registers the policy's Fastify hooks and routes on `app` and returns what Apollo needs. */
+/** Registers the explorer's assets on `app` and returns the policy's parts. */
 export async function createProductionPolicy(
   app: FastifyInstance,
   config: Config,
@@ -58,23 +56,23 @@ export async function createProductionPolicy(
     redis: redis && { client: redis.client, keyPrefix: config.REDIS_KEY_PREFIX },
     logger,
   });
-  registerGraphqlHttpPolicy(app, graphqlPath);
-  registerDocumentGuard(app, { graphqlPath, limits, trusted: persisted.trusted });
-  if (config.EXPLORER) await registerExplorer(app, { graphqlPath });
+  const pipeline = createOperationPipeline(limits, persisted.trusted);
+  const explorer = config.EXPLORER ? await registerExplorer(app, { graphqlPath }) : undefined;
 
   const store: IdempotencyStore = redis
     ? createRedisIdempotencyStore({ connection: redis, prefix: config.REDIS_KEY_PREFIX, logger })
     : createMemoryIdempotencyStore();
   return {
     apolloOptions: {
-      validationRules: [createOperationShapeRule(limits)],
-      // A backstop for documents that reach the parser without the document guard's count.
-      parseOptions: { maxTokens: limits.maxTokens },
+      validationRules: [...pipeline.validationRules],
+      // A backstop for documents that reach the parser without the document check's count.
+      parseOptions: { maxTokens: pipeline.maxTokens },
       persistedQueries: persisted.apolloOptions,
     },
-    subscriptionGuard: createSubscriptionGuard(limits, persisted.trusted),
+    pipeline,
+    explorer,
     plugins: [
-      operationCostPlugin<GatewayContext>(limits),
+      pipeline.apolloPlugin(),
       idempotencyPlugin({
         store,
         ttlMs: config.IDEMPOTENCY_TTL_SEC * 1000,

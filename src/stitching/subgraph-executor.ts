@@ -14,9 +14,7 @@ import {
 import type { RemoteSubgraph } from './remote-subgraphs.ts';
 import type { SubgraphScope } from './store-routing.ts';
 import { subgraphsOf } from './subgraph.request.ts';
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isRecord } from '../kit/is-record.ts';
 
 /** Reads an HTTP 200 body as a GraphQL result; anything else is an UPSTREAM_ERROR. */
 export function toExecutionResult(

@@ -2,7 +2,7 @@
  * The self-hosted explorer: a browser asking `GET /graphql` for HTML gets GraphiQL, served with its
  * React runtime from the project's own node_modules under `/explorer/` (no CDN; works offline).
  * A client asking for JSON (or anything else) still reaches the GraphQL endpoint: the page answers
- * only when `text/html` is preferred over both GraphQL response types, as Apollo negotiates it.
+ * only when `text/html` is preferred over both GraphQL response types (media-types.ts).
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -40,60 +40,31 @@ function vendorRoots(): string[] {
   ];
 }
 
-type Ranges = Array<{ type: string; q: number }>;
-
-function parseAccept(accept: string): Ranges {
-  return accept.split(',').map((range) => {
-    const [type = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith('q='));
-    return { type, q: q === undefined ? 1 : Number(q.slice(2)) || 0 };
-  });
-}
-
-/** The quality of a media type under Accept ranges: the most specific matching range decides. */
-function quality(ranges: Ranges, mediaType: string): number {
-  const [major] = mediaType.split('/');
-  for (const candidate of [mediaType, `${major}/*`, '*/*']) {
-    const matches = ranges.filter((r) => r.type === candidate);
-    if (matches.length > 0) return Math.max(...matches.map((r) => r.q));
-  }
-  return 0;
-}
-
-/** Whether an Accept header prefers HTML to both GraphQL response media types. */
-export function prefersHtml(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const ranges = parseAccept(accept);
-  const html = quality(ranges, 'text/html');
-  return (
-    html > 0 &&
-    html > quality(ranges, 'application/json') &&
-    html > quality(ranges, 'application/graphql-response+json')
-  );
-}
-
 /** Options of {@link registerExplorer}. */
 export interface ExplorerOptions {
   readonly graphqlPath: string;
 }
 
-/** Registers the explorer page (on the GraphQL path) and its static files. */
+/** A browser's page load of the GraphQL path, answered by the GraphQL route. */
+export interface ExplorerPage {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly html: string;
+}
+
+/**
+ * Registers the explorer's static files and returns its page, which the GraphQL route serves to a
+ * GET that prefers HTML (before the GraphQL handler and its CSRF check, which a page load could
+ * never pass).
+ */
 export async function registerExplorer(
   app: FastifyInstance,
   options: ExplorerOptions,
-): Promise<void> {
-  const page = renderExplorerPage({
+): Promise<ExplorerPage> {
+  const html = renderExplorerPage({
     endpoint: options.graphqlPath,
     assetsPrefix: EXPLORER_ASSETS_PREFIX,
     tabs: EXPLORER_TABS,
     defaultHeaders: EXPLORER_DEFAULT_HEADERS,
-  });
-
-  // Answered before the GraphQL handler (and its CSRF check, which a page load could never pass).
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'GET' || request.routeOptions.url !== options.graphqlPath) return;
-    if (!prefersHtml(request.headers.accept)) return;
-    return reply.status(200).headers(EXPLORER_PAGE_HEADERS).send(page);
   });
 
   for (const [file, type, body] of [
@@ -120,4 +91,5 @@ export async function registerExplorer(
     maxAge: 3_600_000,
     setHeaders: (res) => res.setHeader('x-content-type-options', 'nosniff'),
   });
+  return { headers: EXPLORER_PAGE_HEADERS, html };
 }

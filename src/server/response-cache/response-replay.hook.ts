@@ -1,14 +1,15 @@
 /**
- * Wires the whole-response cache into the server: a Fastify `preHandler` on `POST /graphql` replays a
- * stored response before Apollo runs (after the document guard, which is registered first), and an
- * Apollo plugin offers each successful query response to the cache when it is sent.
+ * Wires the whole-response cache into the GraphQL route: a `preHandler` (step 3 of
+ * operation-pipeline.ts, after the document checks) replays a stored response before Apollo runs,
+ * and an Apollo plugin offers each successful query response to the cache when it is sent.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayMetrics } from '../../observability/metrics.ts';
 import type { CredentialFactory } from '../../upstream/credential.ts';
 import { bearerToken } from '../../upstream/credential.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
+import { jsonResponseType } from '../graphql-route/media-types.ts';
 import type { GraphqlResponseCache } from './graphql-response-cache.ts';
 
 declare module 'fastify' {
@@ -30,18 +31,19 @@ interface GraphqlBody {
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : undefined;
 
-export function registerResponseReplay(
-  app: FastifyInstance,
-  options: {
-    graphqlPath: string;
-    cache: GraphqlResponseCache;
-    credentialFor: CredentialFactory;
-    metrics: GatewayMetrics | undefined;
-  },
-): void {
-  app.decorateRequest('replayKey', undefined);
-  app.addHook('preHandler', async (request: FastifyRequest, reply) => {
-    if (request.method !== 'POST' || request.routeOptions.url !== options.graphqlPath) return;
+export interface ResponseReplayOptions {
+  readonly cache: GraphqlResponseCache;
+  readonly credentialFor: CredentialFactory;
+  readonly metrics: GatewayMetrics | undefined;
+}
+
+/**
+ * The replay step: sets `request.replayKey` on a POST that may be replayed or stored, and answers
+ * it from the cache when a valid response is stored (the route decorates `replayKey`).
+ */
+export function createReplayHook(options: ResponseReplayOptions) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== 'POST') return;
     const body = request.body as GraphqlBody | undefined;
     const token = bearerToken(request.headers.authorization);
     if (!token || typeof body !== 'object' || body === null) return;
@@ -73,9 +75,9 @@ export function registerResponseReplay(
     );
     return reply
       .header(REPLAY_HEADER, 'hit')
-      .type('application/json; charset=utf-8')
+      .type(jsonResponseType(request.headers))
       .send(replay.body);
-  });
+  };
 }
 
 /** Offers each successful query response to the cache (it decides whether it may be replayed). */

@@ -1,14 +1,15 @@
 /**
- * GraphQL over SSE (graphql-sse, "distinct connections" mode): `POST /graphql` with
- * `Accept: text/event-stream` carries one subscription and is answered with an event stream of its
- * results, ending with `complete`. The bearer token is the request's `Authorization` header, as for
- * any other POST. Requests without that Accept header keep going to Apollo Server.
+ * GraphQL over SSE (graphql-sse, "distinct connections" mode): a `POST /graphql` subscription whose
+ * `Accept` names `text/event-stream` (the GraphQL route decides, graphql-route.plugin.ts) is answered
+ * with an event stream of its results, ending with `complete`. The bearer token is the request's
+ * `Authorization` header, as for any other POST.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult as SseExecutionResult } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
 import type { ExecutionArgs } from 'graphql';
 import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
+import { EVENT_STREAM } from '../graphql-route/media-types.ts';
 import {
   formatSubscriptionResult,
   prepareSubscription,
@@ -16,27 +17,17 @@ import {
 } from './subscription-execution.ts';
 
 export interface GraphQLSseOptions extends SubscriptionExecutionOptions {
-  readonly path: string;
   readonly credentialFor: CredentialFactory;
 }
 
 export interface GraphQLSseTransport {
+  /** Answers one subscription POST with its event stream (the reply is hijacked). */
+  serve(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
   /** Ends every open event stream (shutdown). */
   close(): void;
 }
 
-const EVENT_STREAM = 'text/event-stream';
-
-/** graphql-sse accepts exactly `text/event-stream`; clients may list more types. */
-const wantsEventStream = (request: FastifyRequest): boolean =>
-  (request.headers.accept ?? '')
-    .split(',')
-    .some((type) => type.split(';')[0]?.trim().toLowerCase() === EVENT_STREAM);
-
-export function registerGraphQLSse(
-  app: FastifyInstance,
-  options: GraphQLSseOptions,
-): GraphQLSseTransport {
+export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTransport {
   const open = new Set<FastifyReply>();
 
   const handler = createHandler({
@@ -67,9 +58,8 @@ export function registerGraphQLSse(
       ) as unknown as SseExecutionResult,
   });
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.routeOptions.url !== options.path || request.method !== 'POST') return;
-    if (!wantsEventStream(request)) return;
+  async function serve(request: FastifyRequest, reply: FastifyReply) {
+    // graphql-sse accepts exactly `text/event-stream`; clients may list more types.
     request.headers.accept = EVENT_STREAM;
     reply.hijack();
     open.add(reply);
@@ -88,9 +78,10 @@ export function registerGraphQLSse(
       );
     }
     return reply;
-  });
+  }
 
   return {
+    serve,
     close() {
       for (const reply of open) reply.raw.end();
     },

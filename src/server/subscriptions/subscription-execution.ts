@@ -6,7 +6,6 @@
  * Only subscriptions are served here. Queries and mutations go to `POST /graphql`, where Apollo
  * Server's plugins (logging, limits, CSRF prevention) apply to them.
  */
-import { variableValueProblems } from '../variable-values.ts';
 import {
   getOperationAST,
   GraphQLError,
@@ -18,7 +17,6 @@ import {
   type FormattedExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
-  type ValidationRule,
 } from 'graphql';
 import type { FastifyBaseLogger } from 'fastify';
 import {
@@ -29,7 +27,7 @@ import {
 import type { Credential } from '../../upstream/credential.ts';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { limitGraphQLError } from '../limits/operation-limits.ts';
-import type { SubscriptionGuard } from '../limits/subscription-guard.ts';
+import type { OperationPipeline } from '../operation-pipeline.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
 
 /** The request side of a context: what `createGatewayContext` needs besides its dependencies. */
@@ -42,12 +40,10 @@ export interface SubscriptionRequest {
 export interface SubscriptionExecutionOptions {
   readonly schema: GraphQLSchema;
   readonly createContext: (request: SubscriptionRequest) => GatewayContext;
-  /** Rules added to graphql-js's (e.g. depth or cost limits). */
-  readonly validationRules?: readonly ValidationRule[];
+  /** The checks every operation passes, whatever its transport. */
+  readonly pipeline: OperationPipeline;
   /** As for HTTP responses (production drops "Did you mean …?"). */
   readonly formatOptions?: FormatOptions;
-  /** Document limits, trusted documents and the cost limit (as for HTTP operations). */
-  readonly guard?: SubscriptionGuard;
 }
 
 export interface SubscribeParams {
@@ -60,30 +56,35 @@ const requestError = (message: string, code: string): GraphQLError =>
   new GraphQLError(message, { extensions: { code } });
 
 /**
- * Parses and validates a subscribe request; returns the execution arguments (the context is created
- * only for a valid subscription) or the request's errors.
+ * Runs a subscribe request through the operation pipeline (steps 2, 4–7, operation-pipeline.ts);
+ * returns the execution arguments (the context is created only for a valid subscription) or the
+ * request's errors — the same errors, with the same extensions, as over HTTP.
  */
 export function prepareSubscription(
   options: SubscriptionExecutionOptions,
   params: SubscribeParams,
   request: () => SubscriptionRequest,
 ): ExecutionArgs | readonly GraphQLError[] {
-  const refusedDocument = options.guard?.refuseDocument(params.query);
+  const { pipeline, schema } = options;
+  const refusedDocument = pipeline.refuseDocument({ query: params.query, sha256Hash: undefined });
   if (refusedDocument) return [limitGraphQLError(refusedDocument)];
   let document: DocumentNode;
   try {
-    document = parse(params.query);
+    document = parse(params.query, { maxTokens: pipeline.maxTokens });
   } catch (error) {
     const message = error instanceof GraphQLError ? error.message : 'The query could not be parsed';
     return [requestError(message, 'GRAPHQL_PARSE_FAILED')];
   }
-  const errors = validate(options.schema, document, [
-    ...specifiedRules,
-    ...(options.validationRules ?? []),
-  ]);
+  const errors = validate(schema, document, [...specifiedRules, ...pipeline.validationRules]);
   if (errors.length > 0) {
+    // A limit's error carries the typed refusal (its code, `limit`, `max`, `actual`): kept whole.
     return errors.map((error) =>
-      requestError(error.message, (error.extensions.code as string) ?? 'GRAPHQL_VALIDATION_FAILED'),
+      error.originalError
+        ? error
+        : requestError(
+            error.message,
+            (error.extensions.code as string) ?? 'GRAPHQL_VALIDATION_FAILED',
+          ),
     );
   }
   const operation = getOperationAST(document, params.operationName ?? undefined);
@@ -98,17 +99,15 @@ export function prepareSubscription(
       ),
     ];
   }
-  const refusedOperation = options.guard?.refuseOperation(
-    options.schema,
+  const refused = pipeline.refuseOperation(
+    schema,
     document,
     operation,
     params.variables ?? undefined,
   );
-  if (refusedOperation) return [limitGraphQLError(refusedOperation, operation)];
-  const variableProblems = variableValueProblems(options.schema, operation, params.variables);
-  if (variableProblems.length > 0) return variableProblems;
+  if (refused) return refused;
   return {
-    schema: options.schema,
+    schema,
     document,
     operationName: params.operationName ?? undefined,
     variableValues: params.variables ?? undefined,

@@ -1,13 +1,14 @@
 /**
  * Subscriptions over both transports on the GraphQL path: graphql-ws on WebSocket upgrades and
- * GraphQL over SSE on `POST` with `Accept: text/event-stream`. Contexts come from the same
+ * GraphQL over SSE (served by the GraphQL route for a subscription POST that asks for
+ * `text/event-stream`). Both run the operation pipeline's checks. Contexts come from the same
  * `createGatewayContext` as HTTP requests. On shutdown the watches complete first (each client sees
  * its stream complete), then the remaining streams and sockets close, so `close()` does not wait
  * on long-lived connections.
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { CredentialFactory } from '../../upstream/credential.ts';
-import { registerGraphQLSse } from './graphql-sse.transport.ts';
+import { createGraphQLSse, type GraphQLSseTransport } from './graphql-sse.transport.ts';
 import { registerGraphQLWs } from './graphql-ws.transport.ts';
 import type { SubscriptionExecutionOptions } from './subscription-execution.ts';
 
@@ -21,15 +22,16 @@ export interface SubscriptionTransportOptions extends SubscriptionExecutionOptio
   readonly endWatches: () => void;
 }
 
+/** Registers graphql-ws and the shutdown of both; returns SSE for the GraphQL route to serve. */
 export function registerSubscriptionTransports(
   app: FastifyInstance,
   options: SubscriptionTransportOptions,
-): void {
+): GraphQLSseTransport {
   const execution = {
     ...options,
     formatOptions: { hideSuggestions: options.isProduction, ...options.formatOptions },
   };
-  const sse = registerGraphQLSse(app, execution);
+  const sse = createGraphQLSse(execution);
   const ws = registerGraphQLWs(app, execution);
   app.addHook('preClose', async () => {
     options.endWatches();
@@ -38,4 +40,5 @@ export function registerSubscriptionTransports(
     sse.close();
     await ws.close();
   });
+  return sse;
 }

@@ -14,8 +14,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import processRequest from 'graphql-upload/processRequest.mjs';
 
 export interface GraphQLMultipartOptions {
-  /** The GraphQL route (`/graphql`). */
-  readonly path: string;
   /** Largest file, bytes (`UPLOAD_MAX_BYTES`). */
   readonly maxFileSize: number;
   /** Files per request (the graph's one `Upload` argument needs one). */
@@ -51,18 +49,19 @@ function sendMultipartError(reply: FastifyReply, error: unknown): FastifyReply {
     });
 }
 
-export function registerGraphQLMultipart(
-  app: FastifyInstance,
+/** Registers multipart bodies on the GraphQL route's scope (graphql-route.plugin.ts). */
+export function acceptGraphQLMultipart(
+  scope: FastifyInstance,
   options: GraphQLMultipartOptions,
 ): void {
   // Leave the stream unread: processRequest consumes it in preValidation, where the reply (whose
   // close releases the spooled files) is at hand.
-  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => {
+  scope.addContentTypeParser('multipart/form-data', (_request, _payload, done) => {
     done(null, undefined);
   });
 
-  app.addHook('preValidation', async (request, reply) => {
-    if (request.routeOptions.url !== options.path || !isMultipart(request)) return;
+  scope.addHook('preValidation', async (request, reply) => {
+    if (!isMultipart(request)) return;
     if (!hasPreflightHeader(request)) return; // Apollo's CSRF prevention answers 400
     try {
       request.body = await processRequest(request.raw, reply.raw, {

@@ -165,7 +165,7 @@ describe('errors as results', () => {
     }
   });
 
-  it('serves only subscriptions on the streaming transports', async () => {
+  it('serves only subscriptions on the streaming transports, and queries as JSON whatever the Accept', async () => {
     const client = wsClient(stack.url, { authorization: 'Bearer demo-token' });
     try {
       const ws = await collectWs(client, '{ apps { appId } }');
@@ -173,12 +173,32 @@ describe('errors as results', () => {
       expect(ws.failure).toEqual([
         expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_REQUEST' }) }),
       ]);
-      const sse = await collectSse(stack.url, '{ apps { appId } }');
-      expect(sse.results[0].errors[0]).toMatchObject({
-        message: expect.stringContaining('POST /graphql'),
-        extensions: { code: 'BAD_REQUEST' },
+      // Over HTTP a query never becomes an event stream: asking for nothing but a stream is 406
+      // before the query runs, and urql's default Accept (JSON types first, then text/event-stream) is answered as JSON.
+      const post = (accept: string) =>
+        fetch(`${stack.url}/graphql`, {
+          method: 'POST',
+          headers: {
+            accept,
+            'content-type': 'application/json',
+            authorization: 'Bearer demo-token',
+          },
+          body: JSON.stringify({ query: '{ apps { appId } }' }),
+        });
+      const streamOnly = await post('text/event-stream');
+      expect(streamOnly.status).toBe(406);
+      expect(streamOnly.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(((await streamOnly.json()) as any).errors[0]).toMatchObject({
+        message: expect.stringMatching(/Accept/),
+        extensions: { code: 'BAD_USER_INPUT', header: 'accept' },
       });
       expect(await stack.upstreamCalls()).toBe(0);
+      const urql = await post(
+        'application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed',
+      );
+      expect(urql.status).toBe(200);
+      expect(urql.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
+      expect(((await urql.json()) as any).data.apps.length).toBeGreaterThan(0);
     } finally {
       await client.dispose();
     }

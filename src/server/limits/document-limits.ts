@@ -1,6 +1,6 @@
 /**
- * Refuses documents before Apollo parses them: past the size limit, past the token limit, or — in
- * trusted-documents mode — not in the manifest. Running ahead of Apollo means an oversize or untrusted
+ * The document checks that run before any parse: past the size limit, past the token limit, or — in
+ * trusted-documents mode — not in the manifest. Running first means an oversize or untrusted
  * document costs one string length and one lexer pass, never a parse, a validation or a suggestion
  * that reveals the schema. Apollo's own `parseOptions.maxTokens` stays set as a backstop.
  *
@@ -9,16 +9,15 @@
  * no text to measure: its document was measured when it was registered.
  */
 import { Lexer, Source, TokenKind } from 'graphql';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
-import { replyWithGraphQLError } from '../http-policy/graphql-error-reply.ts';
 import { documentHash, type TrustedDocuments } from '../persisted-operations/trusted-documents.ts';
 import { limitExceeded, type OperationLimits } from './operation-limits.ts';
+import { isRecord } from '../../kit/is-record.ts';
 
-/** Options of {@link registerDocumentGuard}. */
-export interface DocumentGuardOptions {
-  readonly graphqlPath: string;
+/** What the document checks need. */
+export interface DocumentLimits {
   readonly limits: Pick<OperationLimits, 'maxDocumentBytes' | 'maxTokens'>;
   /** Trusted-documents mode when set. */
   readonly trusted: TrustedDocuments | undefined;
@@ -29,9 +28,6 @@ export interface RequestedDocument {
   readonly query: string | undefined;
   readonly sha256Hash: string | undefined;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function hashOf(extensions: unknown): string | undefined {
   if (typeof extensions === 'string') {
@@ -73,7 +69,7 @@ export function countTokens(text: string): number | undefined {
 /** Why a document is refused, or undefined. */
 export function refusalOf(
   document: RequestedDocument,
-  options: Omit<DocumentGuardOptions, 'graphqlPath'>,
+  options: DocumentLimits,
 ): GatewayError | undefined {
   const { query, sha256Hash } = document;
   if (query !== undefined) {
@@ -97,23 +93,4 @@ export function refusalOf(
     }
   }
   return undefined;
-}
-
-/** Registers the guard on the GraphQL route. */
-export function registerDocumentGuard(app: FastifyInstance, options: DocumentGuardOptions): void {
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.routeOptions.url !== options.graphqlPath) return;
-    if (request.method !== 'GET' && request.method !== 'POST') return;
-    const document = requestedDocument(request);
-    if (!document) return;
-    const refusal = refusalOf(document, options);
-    if (!refusal) return;
-    request.log.info(
-      { refused: refusal.details.limit ?? refusal.details.reason },
-      'graphql operation refused',
-    );
-    // A limit is a request the client can fix (400); an untrusted document is not permitted (403).
-    const status = refusal.code === ErrorCode.FORBIDDEN ? 403 : 400;
-    return replyWithGraphQLError(request, reply, status, refusal);
-  });
 }

@@ -1,0 +1,110 @@
+/**
+ * The GraphQL route as one encapsulated Fastify plugin: every hook below belongs to this route
+ * alone (Fastify encapsulation), so none filters on the URL, and they run in the order written
+ * here — steps 1–3 of the operation pipeline (operation-pipeline.ts), then Apollo Server:
+ *
+ *   onRequest      a GET that prefers HTML gets the explorer page; a POST of another content type
+ *                  than JSON or multipart is refused (415)
+ *   preValidation  a multipart upload's body is streamed in (behind the CSRF preflight header)
+ *   preHandler     document checks (size, tokens, trusted documents) → a subscription that asks
+ *                  for `text/event-stream` becomes an SSE stream → anything else must accept
+ *                  JSON (406); then whole-response replay
+ *   handler        Apollo Server: parse, validation, variables, cost, idempotency, execution
+ *
+ * graphql-ws is the same path's WebSocket upgrade (subscriptions/graphql-ws.transport.ts).
+ */
+import type { ApolloServer } from '@apollo/server';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCode } from '../../errors/error-codes.ts';
+import { GatewayError } from '../../errors/gateway-errors.ts';
+import type { GatewayContext } from '../../kit/request-context.ts';
+import { operationTypeOf } from '../../upstream/graphql-operation.ts';
+import type { ExplorerPage } from '../explorer/explorer.routes.ts';
+import { requestedDocument } from '../limits/document-limits.ts';
+import type { OperationPipeline } from '../operation-pipeline.ts';
+import {
+  createReplayHook,
+  type ResponseReplayOptions,
+} from '../response-cache/response-replay.hook.ts';
+import type { GraphQLSseTransport } from '../subscriptions/graphql-sse.transport.ts';
+import { acceptGraphQLMultipart } from '../uploads/graphql-multipart.plugin.ts';
+import { refuseUnsupportedContentType } from './content-type.policy.ts';
+import { replyWithGraphQLError } from './graphql-error-reply.ts';
+import { acceptsJson, asksForEventStream, prefersEventStream, prefersHtml } from './media-types.ts';
+
+export interface GraphqlRouteOptions {
+  readonly path: string;
+  readonly apollo: ApolloServer<GatewayContext>;
+  readonly contextOf: (request: FastifyRequest) => Promise<GatewayContext>;
+  readonly pipeline: OperationPipeline;
+  readonly sse: GraphQLSseTransport;
+  /** Largest uploaded file, bytes. */
+  readonly maxUploadBytes: number;
+  /** With EXPLORER on. */
+  readonly explorer?: ExplorerPage | undefined;
+  /** With the whole-response cache on. */
+  readonly replay?: ResponseReplayOptions | undefined;
+}
+
+export async function graphqlRoute(
+  scope: FastifyInstance,
+  options: GraphqlRouteOptions,
+): Promise<void> {
+  const { explorer, pipeline, sse } = options;
+
+  if (explorer) {
+    scope.addHook('onRequest', async (request, reply) => {
+      if (request.method !== 'GET' || !prefersHtml(request.headers)) return;
+      return reply.status(200).headers(explorer.headers).send(explorer.html);
+    });
+  }
+  scope.addHook('onRequest', refuseUnsupportedContentType);
+
+  acceptGraphQLMultipart(scope, { maxFileSize: options.maxUploadBytes });
+
+  scope.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const streams = request.method === 'POST' && asksForEventStream(request.headers);
+    const document = requestedDocument(request);
+    const refusal = document && pipeline.refuseDocument(document);
+    if (refusal) {
+      request.log.info(
+        { refused: refusal.details.limit ?? refusal.details.reason },
+        'graphql operation refused',
+      );
+      // A client that would rather have a stream (a graphql-sse client) gets the refusal inside
+      // one, like every other subscription error; SSE runs the same check (prepareSubscription).
+      if (streams && prefersEventStream(request.headers)) return sse.serve(request, reply);
+      // A limit is a request the client can fix (400); an untrusted document is not permitted (403).
+      const status = refusal.code === ErrorCode.FORBIDDEN ? 403 : 400;
+      return replyWithGraphQLError(request, reply, status, refusal);
+    }
+    // Only a subscription becomes a stream; a query or a mutation is answered as JSON whatever
+    // else the Accept header lists (urql lists `text/event-stream` on every request).
+    if (streams && operationTypeOf(request.body) === 'subscription') {
+      return sse.serve(request, reply);
+    }
+    // Anything else is answered as JSON: a client that accepts neither JSON type is told so before
+    // the operation runs (Apollo would run it, spend upstream calls, then answer 406).
+    if (request.method === 'OPTIONS' || acceptsJson(request.headers)) return;
+    return replyWithGraphQLError(
+      request,
+      reply,
+      406,
+      new GatewayError(
+        ErrorCode.BAD_USER_INPUT,
+        'The Accept header allows neither application/graphql-response+json nor application/json (text/event-stream is for subscriptions).',
+        { header: 'accept' },
+      ),
+    );
+  });
+
+  scope.decorateRequest('replayKey', undefined);
+  if (options.replay) scope.addHook('preHandler', createReplayHook(options.replay));
+
+  scope.route({
+    url: options.path,
+    method: ['GET', 'POST', 'OPTIONS'],
+    handler: fastifyApolloHandler(options.apollo, { context: options.contextOf }),
+  });
+}

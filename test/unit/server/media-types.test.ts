@@ -1,0 +1,55 @@
+/** The GraphQL route's one content negotiation (negotiator), as real clients send Accept. */
+import { describe, expect, it } from 'vitest';
+import {
+  acceptsJson,
+  asksForEventStream,
+  jsonResponseType,
+  prefersEventStream,
+  prefersHtml,
+} from '../../../src/server/graphql-route/media-types.ts';
+
+const URQL =
+  'application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed';
+const APOLLO_CLIENT = 'application/graphql-response+json,application/json;q=0.9';
+const BROWSER =
+  'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+const GRAPHQL_SSE = 'text/event-stream';
+
+const h = (accept?: string) => ({ accept });
+
+describe('content negotiation', () => {
+  it('answers JSON in the type the client prefers, plain JSON on a tie or without Accept', () => {
+    expect(jsonResponseType(h(URQL))).toMatch(/^application\/graphql-response\+json;/);
+    expect(jsonResponseType(h(APOLLO_CLIENT))).toMatch(/^application\/graphql-response\+json;/);
+    expect(
+      jsonResponseType(h('application/json, application/graphql-response+json;q=0.5')),
+    ).toMatch(/^application\/json;/);
+    expect(jsonResponseType(h('*/*'))).toMatch(/^application\/json;/);
+    expect(jsonResponseType(h())).toMatch(/^application\/json;/);
+  });
+
+  it('accepts JSON unless every JSON type is excluded', () => {
+    expect(acceptsJson(h())).toBe(true);
+    expect(acceptsJson(h(URQL))).toBe(true);
+    expect(acceptsJson(h(BROWSER))).toBe(true);
+    expect(acceptsJson(h(GRAPHQL_SSE))).toBe(false);
+    expect(acceptsJson(h('application/json;q=0, */*;q=0'))).toBe(false);
+  });
+
+  it('serves the explorer only to a client that prefers HTML', () => {
+    expect(prefersHtml(h(BROWSER))).toBe(true);
+    expect(prefersHtml(h('*/*'))).toBe(false);
+    expect(prefersHtml(h('text/html;q=0.5, application/json'))).toBe(false);
+    expect(prefersHtml(h(URQL))).toBe(false);
+    expect(prefersHtml(h())).toBe(false);
+  });
+
+  it('streams only for clients that name text/event-stream; prefers it only when it comes first', () => {
+    expect(asksForEventStream(h(GRAPHQL_SSE))).toBe(true);
+    expect(asksForEventStream(h(URQL))).toBe(true);
+    expect(asksForEventStream(h('*/*'))).toBe(false);
+    expect(asksForEventStream(h('text/event-stream;q=0, application/json'))).toBe(false);
+    expect(prefersEventStream(h(GRAPHQL_SSE))).toBe(true);
+    expect(prefersEventStream(h(URQL))).toBe(false);
+  });
+});
