@@ -1,6 +1,8 @@
 /**
  * The only reader of `process.env`. Validated once with zod at start-up; a bad variable stops the
- * process with a message that names it. The result is frozen and passed down explicitly.
+ * process with a message that names it. The result is frozen and passed down explicitly. Each
+ * variable's `.describe()` is its documentation: docs/configuration.md is generated from this schema
+ * (`npm run docs:config`; `npm run check` fails when the document is stale).
  */
 import { z } from 'zod';
 
@@ -66,129 +68,246 @@ const ttlOverrides = z
 const REDIS_KEY_PREFIX_PATTERN = /^[A-Za-z0-9_.-]{1,32}$/;
 
 const ConfigSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: int(0, 65_535).default(4000),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /**
-   * Where the upstream is: `url` (UPSTREAM_URL) or `embedded` (the simulator, started in-process on
-   * a free port — fake data, for development and demos). Unset: `url` when UPSTREAM_URL is set,
-   * otherwise `embedded` outside production; production refuses to guess.
-   */
-  UPSTREAM: z.enum(['url', 'embedded']).optional(),
-  /** The provider's base URL. */
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'])
+    .default('development')
+    .describe(
+      '`development`, `production` or `test`; production refuses to guess an upstream and hides suggestions in errors.',
+    ),
+  PORT: int(0, 65_535).default(4000).describe('HTTP port (`0` = any free port).'),
+  HOST: z.string().min(1).default('0.0.0.0').describe('Listen address.'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino log level.'),
+  UPSTREAM: z
+    .enum(['url', 'embedded'])
+    .optional()
+    .describe(
+      'Where the upstream is: `url` (UPSTREAM_URL) or `embedded` (the simulator, started in-process on a free port — fake data, for development and demos). Unset: `url` when UPSTREAM_URL is set, otherwise `embedded` outside production; production refuses to guess.',
+    ),
   UPSTREAM_URL: z
     .string()
     .url()
     .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
-    .optional(),
+    .optional()
+    .describe("The provider's base URL."),
   REDIS_URL: z
     .string()
     .url()
     .refine((u) => /^rediss?:\/\//.test(u), 'must be a redis:// or rediss:// URL')
-    .optional(),
-  UPSTREAM_RATE_LIMIT: int(1).default(600),
-  UPSTREAM_RATE_WINDOW_SEC: int(1).default(1399),
-  /** How long a call waits for a token of an empty bucket before failing with RATE_LIMITED. */
-  UPSTREAM_BUCKET_WAIT_MS: int(0, 10_000).default(250),
-  /** The token buckets in front of every upstream call. `off` exists for benchmarks only. */
-  UPSTREAM_LIMITER: z.enum(['on', 'off']).default('on'),
-  /** The shared response cache (and singleflight). `off` exists for benchmarks and debugging. */
-  UPSTREAM_CACHE: z.enum(['on', 'off']).default('on'),
-  /** Bound of the in-memory cache (LRU by serialized size); unused with REDIS_URL. */
-  CACHE_MAX_BYTES: int(1024 * 1024).default(64 * 1024 * 1024),
-  /** How old a cached value may be when it is served because the upstream failed (stale-if-error). */
-  CACHE_STALE_MAX_AGE_SEC: int(0, 86_400).default(600),
-  /** Per-kind TTL overrides, `kind=seconds,kind=seconds` (kinds: docs/efficiency.md "Cache"). */
+    .optional()
+    .describe(
+      'Redis for state shared by replicas: cache, token buckets, idempotency records, APQ (docs/efficiency.md "Redis mode"). Unset: all in this process\'s memory.',
+    ),
+  UPSTREAM_RATE_LIMIT: int(1)
+    .default(600)
+    .describe('The upstream budget per credential: requests per window.'),
+  UPSTREAM_RATE_WINDOW_SEC: int(1)
+    .default(1399)
+    .describe('The upstream budget per credential: the window, seconds.'),
+  UPSTREAM_BUCKET_WAIT_MS: int(0, 10_000)
+    .default(250)
+    .describe(
+      'How long a call waits for a token of an empty bucket before failing with RATE_LIMITED.',
+    ),
+  UPSTREAM_LIMITER: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      'The token buckets in front of every upstream call. `off` exists for benchmarks only.',
+    ),
+  UPSTREAM_CACHE: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      'The shared response cache (and singleflight). `off` exists for benchmarks and debugging.',
+    ),
+  CACHE_MAX_BYTES: int(1024 * 1024)
+    .default(64 * 1024 * 1024)
+    .describe('Bound of the in-memory cache (LRU by serialized size); unused with REDIS_URL.'),
+  CACHE_STALE_MAX_AGE_SEC: int(0, 86_400)
+    .default(600)
+    .describe(
+      'How old a cached value may be when it is served because the upstream failed (stale-if-error).',
+    ),
   CACHE_TTL_OVERRIDES: ttlOverrides
     .optional()
-    .transform((overrides) => overrides ?? (new Map() as ReadonlyMap<CacheKind, number>)),
-  /** Prefix of every Redis key Weft writes (replicas of one deployment share it). */
+    .transform((overrides) => overrides ?? (new Map() as ReadonlyMap<CacheKind, number>))
+    .describe(
+      'Per-kind TTL overrides, `kind=seconds,kind=seconds` (kinds: docs/efficiency.md "Cache").',
+    ),
   REDIS_KEY_PREFIX: z
     .string()
     .regex(
       REDIS_KEY_PREFIX_PATTERN,
       `must match ${REDIS_KEY_PREFIX_PATTERN.source} (1–32 letters, digits, "_", "." or "-")`,
     )
-    .default('weft'),
-  REDIS_CONNECT_TIMEOUT_MS: int(50, 60_000).default(1_000),
-  /** A Redis command slower than this counts as Redis being unreachable. */
-  REDIS_COMMAND_TIMEOUT_MS: int(10, 10_000).default(200),
-  /**
-   * While Redis is unreachable each replica limits itself to this share of every budget (credential
-   * and route class), still corrected by the upstream's RateLimit headers. Set it to at most
-   * 1 / replicas so that the replicas together stay within the budget.
-   */
-  REDIS_DOWN_BUDGET_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
-  /** Whole-operation deadline for one upstream call, retries included. */
-  UPSTREAM_DEADLINE_MS: int(100, 120_000).default(10_000),
-  UPSTREAM_CONNECT_TIMEOUT_MS: int(50, 60_000).default(2_000),
-  UPSTREAM_HEADERS_TIMEOUT_MS: int(50, 120_000).default(8_000),
-  UPSTREAM_BODY_TIMEOUT_MS: int(50, 120_000).default(8_000),
-  UPSTREAM_MAX_ATTEMPTS: int(1, 10).default(3),
-  UPSTREAM_MAX_RESPONSE_BYTES: int(1024).default(10 * 1024 * 1024),
-  UPSTREAM_CONNECTIONS: int(1, 1024).default(64),
-  /** Bound for finishing in-flight requests on SIGTERM/SIGINT. */
-  SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(8_000),
-  /**
-   * Key for the HMAC that turns a bearer token into a cache/bucket key. Required with REDIS_URL:
-   * replicas that share Redis must share it, or they share no budget, cache or idempotency record.
-   * Unset without Redis, each process draws a random one (fine for a single process).
-   */
-  CREDENTIAL_HMAC_SECRET: z.string().min(16).optional(),
-  INTROSPECTION: bool.default('true'),
+    .default('weft')
+    .describe('Prefix of every Redis key Weft writes (replicas of one deployment share it).'),
+  REDIS_CONNECT_TIMEOUT_MS: int(50, 60_000)
+    .default(1_000)
+    .describe('How long connecting to Redis may take before Redis counts as unreachable.'),
+  REDIS_COMMAND_TIMEOUT_MS: int(10, 10_000)
+    .default(200)
+    .describe('A Redis command slower than this counts as Redis being unreachable.'),
+  REDIS_DOWN_BUDGET_SHARE: z.coerce
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.25)
+    .describe(
+      "While Redis is unreachable each replica limits itself to this share of every budget (credential and route class), still corrected by the upstream's RateLimit headers. Set it to at most 1 / replicas so that the replicas together stay within the budget.",
+    ),
+  UPSTREAM_DEADLINE_MS: int(100, 120_000)
+    .default(10_000)
+    .describe('Whole-operation deadline for one upstream call, retries included.'),
+  UPSTREAM_CONNECT_TIMEOUT_MS: int(50, 60_000)
+    .default(2_000)
+    .describe('TCP/TLS connect timeout of one upstream attempt.'),
+  UPSTREAM_HEADERS_TIMEOUT_MS: int(50, 120_000)
+    .default(8_000)
+    .describe("Time to the upstream's response headers, per attempt."),
+  UPSTREAM_BODY_TIMEOUT_MS: int(50, 120_000)
+    .default(8_000)
+    .describe('Time between body chunks of an upstream response, per attempt.'),
+  UPSTREAM_MAX_ATTEMPTS: int(1, 10)
+    .default(3)
+    .describe(
+      'Attempts of a retryable call (GET): network errors, timeouts, 5xx, 429 within the deadline.',
+    ),
+  UPSTREAM_MAX_RESPONSE_BYTES: int(1024)
+    .default(10 * 1024 * 1024)
+    .describe('Upstream response bodies larger than this fail with UPSTREAM_ERROR.'),
+  UPSTREAM_CONNECTIONS: int(1, 1024)
+    .default(64)
+    .describe('Keep-alive connections to the upstream.'),
+  SHUTDOWN_TIMEOUT_MS: int(0, 120_000)
+    .default(8_000)
+    .describe('Bound for finishing in-flight requests on SIGTERM/SIGINT.'),
+  CREDENTIAL_HMAC_SECRET: z
+    .string()
+    .min(16)
+    .optional()
+    .describe(
+      'Key for the HMAC that turns a bearer token into a cache/bucket key. Required with REDIS_URL: replicas that share Redis must share it, or they share no budget, cache or idempotency record. Unset without Redis, each process draws a random one (fine for a single process).',
+    ),
+  INTROSPECTION: bool
+    .default('true')
+    .describe(
+      'Schema introspection (exploring the graph in the explorer and codegen are uses of it).',
+    ),
   // Production policy (src/server/limits, persisted-operations, idempotency, explorer): docs/security.md.
-  /** Deepest field nesting of an operation (the standard introspection query is 15 deep). */
-  LIMIT_MAX_DEPTH: int(1, 1_000).default(15),
-  /** Aliased fields per operation, counted through fragments. */
-  LIMIT_MAX_ALIASES: int(0, 10_000).default(30),
-  /** Root fields (other than `__typename`) per operation, counted through fragments. */
-  LIMIT_MAX_ROOT_FIELDS: int(1, 10_000).default(20),
-  /** Directive uses per operation, counted through fragments. */
-  LIMIT_MAX_DIRECTIVES: int(0, 10_000).default(20),
-  /** Lexical tokens per document (parse stops past it). */
-  LIMIT_MAX_TOKENS: int(100, 1_000_000).default(2_000),
-  /** UTF-8 bytes of one GraphQL document. */
-  LIMIT_MAX_DOCUMENT_BYTES: int(512, 10 * 1024 * 1024).default(32 * 1024),
-  /** Estimated cost of an operation (docs/security.md: objects resolved, lists times their size). */
-  LIMIT_MAX_COST: int(1, 10_000_000).default(1_000),
-  /** The size assumed for a list without a `first`/`last`/`limit`/`pageSize`/`lines` argument. */
-  LIMIT_DEFAULT_LIST_SIZE: int(1, 10_000).default(10),
-  /** Largest non-multipart request body (JSON); multipart uploads are capped by UPLOAD_MAX_BYTES. */
-  REQUEST_BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024).default(256 * 1024),
-  /** How long an automatic persisted query stays registered. */
-  APQ_TTL_SEC: int(1).default(86_400),
-  /** Trusted-documents mode: a JSON manifest of the only operations served (docs/security.md). */
-  TRUSTED_DOCUMENTS_PATH: z.string().min(1).optional(),
-  /** How long a mutation's result is kept for replay under its `Idempotency-Key`. */
-  IDEMPOTENCY_TTL_SEC: int(60).default(86_400),
-  /** How long a duplicate waits for the first request with its key before it gets CONFLICT. */
-  IDEMPOTENCY_WAIT_MS: int(100, 300_000).default(30_000),
-  /** The self-hosted GraphiQL at `GET /graphql` (Accept: text/html). */
-  EXPLORER: bool.default('true'),
-  /** Consecutive upstream failures (5xx, network, timeout) that open a route class's circuit. */
-  BREAKER_FAILURE_THRESHOLD: int(1, 1000).default(5),
-  /** How long an open circuit refuses calls before one half-open probe. */
-  BREAKER_OPEN_MS: int(100, 600_000).default(10_000),
-  /** Replay whole query responses whose every upstream read was cached (needs UPSTREAM_CACHE). */
-  RESPONSE_CACHE: bool.default('true'),
-  /** Prometheus metrics on `GET /metrics`. */
-  METRICS: bool.default('true'),
-  /** OpenTelemetry tracing: off, or `log` (finished spans as JSON log lines). */
-  TRACING: z.enum(['off', 'log']).default('off'),
-  /** Largest file a GraphQL multipart upload may carry (`uploadAppSource`); default 100 MiB. */
-  UPLOAD_MAX_BYTES: int(1).default(100 * 1024 * 1024),
-  /** Subscriptions poll the upstream from this interval, backing off to the max while nothing changes. */
-  SUBSCRIPTION_POLL_MIN_MS: int(50, 60_000).default(500),
-  SUBSCRIPTION_POLL_MAX_MS: int(50, 300_000).default(5_000),
-  /** A subscription whose resource never reaches a terminal state stops polling after this long. */
-  SUBSCRIPTION_MAX_LIFETIME_MS: int(1_000).default(15 * 60_000),
+  LIMIT_MAX_DEPTH: int(1, 1_000)
+    .default(15)
+    .describe(
+      'Deepest field nesting of an operation (the standard introspection query is 15 deep).',
+    ),
+  LIMIT_MAX_ALIASES: int(0, 10_000)
+    .default(30)
+    .describe('Aliased fields per operation, counted through fragments.'),
+  LIMIT_MAX_ROOT_FIELDS: int(1, 10_000)
+    .default(20)
+    .describe('Root fields (other than `__typename`) per operation, counted through fragments.'),
+  LIMIT_MAX_DIRECTIVES: int(0, 10_000)
+    .default(20)
+    .describe('Directive uses per operation, counted through fragments.'),
+  LIMIT_MAX_TOKENS: int(100, 1_000_000)
+    .default(2_000)
+    .describe('Lexical tokens per document (parse stops past it).'),
+  LIMIT_MAX_DOCUMENT_BYTES: int(512, 10 * 1024 * 1024)
+    .default(32 * 1024)
+    .describe('UTF-8 bytes of one GraphQL document.'),
+  LIMIT_MAX_COST: int(1, 10_000_000)
+    .default(1_000)
+    .describe(
+      'Estimated cost of an operation (docs/security.md: objects resolved, lists times their size).',
+    ),
+  LIMIT_DEFAULT_LIST_SIZE: int(1, 10_000)
+    .default(10)
+    .describe(
+      'The size assumed for a list without a `first`/`last`/`limit`/`pageSize`/`lines` argument.',
+    ),
+  REQUEST_BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024)
+    .default(256 * 1024)
+    .describe(
+      'Largest non-multipart request body (JSON); multipart uploads are capped by UPLOAD_MAX_BYTES.',
+    ),
+  APQ_TTL_SEC: int(1)
+    .default(86_400)
+    .describe('How long an automatic persisted query stays registered.'),
+  TRUSTED_DOCUMENTS_PATH: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Trusted-documents mode: a JSON manifest of the only operations served (docs/security.md).',
+    ),
+  IDEMPOTENCY_TTL_SEC: int(60)
+    .default(86_400)
+    .describe("How long a mutation's result is kept for replay under its `Idempotency-Key`."),
+  IDEMPOTENCY_WAIT_MS: int(100, 300_000)
+    .default(30_000)
+    .describe(
+      'How long a duplicate waits for the first request with its key before it gets CONFLICT.',
+    ),
+  EXPLORER: bool
+    .default('true')
+    .describe('The self-hosted GraphiQL at `GET /graphql` (Accept: text/html).'),
+  BREAKER_FAILURE_THRESHOLD: int(1, 1000)
+    .default(5)
+    .describe(
+      "Consecutive upstream failures (5xx, network, timeout) that open a route class's circuit.",
+    ),
+  BREAKER_OPEN_MS: int(100, 600_000)
+    .default(10_000)
+    .describe('How long an open circuit refuses calls before one half-open probe.'),
+  RESPONSE_CACHE: bool
+    .default('true')
+    .describe(
+      'Replay whole query responses whose every upstream read was cached (needs UPSTREAM_CACHE).',
+    ),
+  METRICS: bool.default('true').describe('Prometheus metrics on `GET /metrics`.'),
+  TRACING: z
+    .enum(['off', 'log'])
+    .default('off')
+    .describe('OpenTelemetry tracing: off, or `log` (finished spans as JSON log lines).'),
+  UPLOAD_MAX_BYTES: int(1)
+    .default(100 * 1024 * 1024)
+    .describe(
+      'Largest file a GraphQL multipart upload may carry (`uploadAppSource`); default 100 MiB.',
+    ),
+  SUBSCRIPTION_POLL_MIN_MS: int(50, 60_000)
+    .default(500)
+    .describe(
+      'Subscriptions poll the upstream from this interval, backing off to the max while nothing changes.',
+    ),
+  SUBSCRIPTION_POLL_MAX_MS: int(50, 300_000)
+    .default(5_000)
+    .describe('The longest interval a subscription backs off to while nothing changes.'),
+  SUBSCRIPTION_MAX_LIFETIME_MS: int(1_000)
+    .default(15 * 60_000)
+    .describe(
+      'A subscription whose resource never reaches a terminal state stops polling after this long.',
+    ),
   // Knobs of the embedded simulator (used only with UPSTREAM=embedded).
-  SIM_LATENCY_MS: int(0, 60_000).default(0),
-  SIM_RATE_LIMIT: int(1).default(600),
-  SIM_RATE_WINDOW_SEC: int(1).default(1399),
-  SIM_FAULT_RATE: z.coerce.number().min(0).max(1).default(0),
+  SIM_LATENCY_MS: int(0, 60_000)
+    .default(0)
+    .describe('Embedded simulator (UPSTREAM=embedded only): added latency per answer.'),
+  SIM_RATE_LIMIT: int(1)
+    .default(600)
+    .describe('Embedded simulator: requests per window per credential.'),
+  SIM_RATE_WINDOW_SEC: int(1).default(1399).describe('Embedded simulator: the window, seconds.'),
+  SIM_FAULT_RATE: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0)
+    .describe('Embedded simulator: share of answers that fail with a 5xx (0–1).'),
 });
+
+/** Every variable's schema (with its `.describe()`): docs/configuration.md is generated from it. */
+export const CONFIG_VARIABLES = ConfigSchema.shape;
 
 type ParsedConfig = z.infer<typeof ConfigSchema>;
 
