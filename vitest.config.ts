@@ -8,10 +8,18 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores: integration files each start a simulator and a gateway; keep the pool small.
     maxWorkers: 2,
+    // One kind at a time: `npm run test:unit`, `test:integration`, `test:e2e` (`--project <name>`).
+    projects: [
+      // Functions and modules in one process: no sockets.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // A real simulator and gateway in the test's process, on port 0.
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
+      // Real processes (`node src/main.ts`), signals, Chromium: what a deployment runs.
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+    ],
   },
 });

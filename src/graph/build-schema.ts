@@ -51,6 +51,3 @@ export async function buildGatewaySchema(): Promise<GraphQLSchema> {
     ] as never,
   });
 }
-
-/** The name callers used before the schema was stitched; same schema as {@link buildGatewaySchema}. */
-export const buildLocalSchema = buildGatewaySchema;

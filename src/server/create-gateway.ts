@@ -8,7 +8,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { formatGraphQLError } from '../errors/graphql-errors.ts';
-import { buildLocalSchema } from '../graph/build-schema.ts';
+import { buildGatewaySchema } from '../graph/build-schema.ts';
 import { upstreamRoutes } from '../graph/upstream-routes.ts';
 import { bearerToken, createCredentialFactory } from '../upstream/credential.ts';
 import { createUpstreamStack } from '../upstream/create-upstream-stack.ts';
@@ -74,7 +74,7 @@ export async function createGateway(
   });
   const contextDeps = { upstream, budget, pollers };
 
-  const schema = await buildLocalSchema();
+  const schema = await buildGatewaySchema();
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdOf,
