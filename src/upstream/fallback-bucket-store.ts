@@ -9,6 +9,7 @@
  * bucket is used again; it was corrected by the same answers in the meantime whenever it could be.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { createRedisFallback } from './redis-fallback.ts';
 import type { BucketStore } from './token-bucket.ts';
 
 export interface FallbackBucketStoreOptions {
@@ -21,38 +22,13 @@ export interface FallbackBucketStoreOptions {
 }
 
 export function createFallbackBucketStore(options: FallbackBucketStoreOptions): BucketStore {
-  const { primary, fallback, logger } = options;
-  let degraded = false;
-  const note = (down: boolean, error?: unknown) => {
-    if (down && !degraded) {
-      logger.warn(
-        { err: error instanceof Error ? { message: error.message } : undefined },
-        'token buckets: Redis unavailable, each replica limits itself to its local share',
-      );
-    } else if (!down && degraded) {
-      logger.info('token buckets: back on the shared Redis buckets');
-    }
-    degraded = down;
-  };
-
-  /** Runs on Redis when it is usable, else (or when it fails) on the local store. */
-  const either = async <T>(
-    onPrimary: () => Promise<T>,
-    onFallback: () => Promise<T>,
-  ): Promise<T> => {
-    if (await options.usable()) {
-      try {
-        const result = await onPrimary();
-        note(false);
-        return result;
-      } catch (error) {
-        note(true, error);
-        return onFallback();
-      }
-    }
-    note(true);
-    return onFallback();
-  };
+  const { primary, fallback } = options;
+  const either = createRedisFallback({
+    usable: options.usable,
+    logger: options.logger,
+    onDown: 'token buckets: Redis unavailable, each replica limits itself to its local share',
+    onUp: 'token buckets: back on the shared Redis buckets',
+  });
 
   return {
     take: (credentialId, routeClass) =>

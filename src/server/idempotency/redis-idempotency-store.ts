@@ -12,6 +12,7 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
 } from './idempotency-store.ts';
+import { createRedisFallback } from '../../upstream/redis-fallback.ts';
 
 const RELEASE_IF_OWNER = `
 local current = redis.call('GET', KEYS[1])
@@ -47,28 +48,16 @@ export function createRedisIdempotencyStore(
   const fallback = createMemoryIdempotencyStore();
   const redisKey = (key: string) => `${options.prefix}:idempotency:${key}`;
 
-  async function withFallback<T>(
-    action: string,
-    viaRedis: () => Promise<T>,
-    viaMemory: () => Promise<T>,
-  ): Promise<T> {
-    if (await connection.usable()) {
-      try {
-        return await viaRedis();
-      } catch (error) {
-        logger.warn(
-          { err: { message: (error as Error).message }, action },
-          'idempotency store: Redis failed, using process memory',
-        );
-      }
-    }
-    return viaMemory();
-  }
+  const either = createRedisFallback({
+    usable: () => connection.usable(),
+    logger,
+    onDown: 'idempotency store: Redis unavailable, using process memory',
+    onUp: 'idempotency store: back on Redis',
+  });
 
   return {
     claim: (key, pending, lockMs) =>
-      withFallback(
-        'claim',
+      either(
         async () => {
           for (let attempt = 0; attempt < 3; attempt += 1) {
             const set = await connection.client.set(redisKey(key), JSON.stringify(pending), {
@@ -85,8 +74,7 @@ export function createRedisIdempotencyStore(
         () => fallback.claim(key, pending, lockMs),
       ),
     complete: (key, done, ttlMs) =>
-      withFallback(
-        'complete',
+      either(
         async () => {
           await connection.client.set(redisKey(key), JSON.stringify(done), {
             expiration: { type: 'PX', value: ttlMs },
@@ -95,8 +83,7 @@ export function createRedisIdempotencyStore(
         () => fallback.complete(key, done, ttlMs),
       ),
     release: (key, owner) =>
-      withFallback(
-        'release',
+      either(
         async () => {
           await connection.client.eval(RELEASE_IF_OWNER, {
             keys: [redisKey(key)],
