@@ -1,46 +1,52 @@
 /**
- * Card data redaction (docs/commerce.md "Card data"): card numbers, track data, PIN blocks, CV
- * data, 3-D Secure cryptograms, EMV tags, key serial numbers and cardholder names never leave the
- * gateway — not in a field, not in `raw`, not in a log, an error or a cache entry.
+ * Card data redaction (docs/commerce.md "Card data"): of a transaction's card, only the brand, the
+ * last four digits, the expiry month and year and the entry method are kept — anywhere: in a field,
+ * in `raw`, in a log, an error or a cache entry. Card numbers and their hashes, track data, PIN
+ * blocks, CV data, 3-D Secure cryptograms, EMV tags, key serial numbers, cardholder names and the
+ * billing address never leave the upstream answer.
+ *
+ * An allow-list, not a deny-list: inside `fundingSource.cardDetail` and
+ * `fundingSource.cardVerificationData` every value but the kept ones becomes {@link REDACTED}
+ * (keys compare case-insensitively, so a field the upstream adds or re-cases is redacted too), as
+ * do the processor's EMV tags; a removed value found anywhere else in the record (a number copied
+ * into `notes`) is redacted as well.
  *
  * One redaction, declared on the transaction routes (`commerce.routes.ts`): the upstream stack runs
- * {@link redactTransactionPage} (or `…Record`) on every answer the moment it is parsed, before the cache stores it
- * (memory or Redis) and before any loader, resolver or mapper sees it. What stays of the card
- * number at rest is its last four digits behind `*` (a truncated PAN), so that the card summary
- * (brand, last four, expiry, entry method) can still be read from a cached answer;
- * {@link presentTransaction} takes the summary out and shows `raw` with the number fully redacted.
+ * {@link redactTransactionPage} (or `…Record`) on every answer the moment it is parsed, before the
+ * cache stores it (memory or Redis) and before any loader, resolver or mapper sees it. What stays of
+ * the card number at rest is its last four digits behind `*` (a truncated PAN), so that the card
+ * summary can still be read from a cached answer; {@link presentTransaction} takes the summary out
+ * and shows `raw` with the number fully redacted.
  */
 
 import { isRecord } from '../kit/is-record.ts';
 
-/**
- * Paths from the transaction root whose values are replaced by {@link REDACTED}: an explicit deny
- * list over the fields the commerce document names (keys compare case-insensitively, in case the
- * upstream's casing drifts). The PAN sequence number goes too.
- */
-export const CARD_DENY_LIST: readonly string[] = [
-  'fundingSource.cardDetail.number',
-  'fundingSource.cardDetail.numberHashed',
-  'fundingSource.cardDetail.track1data',
-  'fundingSource.cardDetail.track2data',
-  'fundingSource.cardDetail.track3data',
-  'fundingSource.cardDetail.serviceCode',
-  'fundingSource.cardDetail.sequenceNumber',
-  'fundingSource.cardDetail.keySerialNumber',
-  'fundingSource.cardDetail.emvTags',
-  'fundingSource.cardDetail.interacMacDetail',
-  'fundingSource.cardDetail.legacyData',
-  'fundingSource.cardDetail.firstName',
-  'fundingSource.cardDetail.lastName',
-  'fundingSource.cardVerificationData.cardPin',
-  'fundingSource.cardVerificationData.cardPinKeySerialNumber',
-  'fundingSource.cardVerificationData.cvData',
-  'fundingSource.cardVerificationData.threeDSecureData.cryptogram',
-  'processorResponse.emvTags',
-];
+/** The card objects redacted by allow-list, from the transaction root. */
+const CARD_OBJECTS = [
+  ['fundingSource', 'cardDetail'],
+  ['fundingSource', 'cardVerificationData'],
+] as const;
 
-const NUMBER_PATH = 'fundingSource.cardDetail.number';
-const DENIED = CARD_DENY_LIST.map((path) => path.split('.'));
+/** What is kept of a card object, by lower-cased path inside it (the number only truncated). */
+const KEPT_CARD_PATHS: ReadonlySet<string> = new Set([
+  'carddetail.type',
+  'carddetail.expmonth',
+  'carddetail.expyear',
+  'carddetail.entrydetails.entrymethod',
+]);
+const NUMBER_PATH = 'carddetail.number';
+/** The objects on the way to a kept value. */
+const KEPT_PARENTS: ReadonlySet<string> = new Set(
+  [...KEPT_CARD_PATHS].flatMap((path) =>
+    path
+      .split('.')
+      .slice(1, -1)
+      .map((_, i, names) => ['carddetail', ...names.slice(0, i + 1)].join('.')),
+  ),
+);
+
+/** Outside the card objects: the processor's EMV tags (they carry the PAN and track data). */
+const DENIED_ELSEWHERE = [['processorResponse', 'emvTags']] as const;
 
 /** What a redacted value becomes (present values only; null stays null). */
 export const REDACTED = '[REDACTED]';
@@ -120,21 +126,45 @@ function scrubEchoes(value: unknown, echoes: readonly string[]): unknown {
   return value;
 }
 
+/** Redacts, in place, every leaf of a card object that is not kept; remembers what went. */
+function redactCard(object: JsonObject, path: string, removed: string[]): void {
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    const inner = `${path}.${key.toLowerCase()}`;
+    if (value === null || value === undefined || KEPT_CARD_PATHS.has(inner)) continue;
+    // An object holding a kept value is walked; any other goes whole (EMV tags, the address).
+    if (isRecord(value) && KEPT_PARENTS.has(inner)) {
+      redactCard(value, inner, removed);
+      continue;
+    }
+    const kept =
+      inner === NUMBER_PATH && typeof value === 'string' ? truncatedNumber(value) : REDACTED;
+    // A number the upstream already truncated is kept as it is, so it is no secret to search for.
+    if (kept !== String(value).replace(/[\s-]/g, '')) stringsIn(value, removed);
+    object[key] = kept;
+  }
+}
+
 /** Redacts one transaction record in place. */
 function redactRecord(record: JsonObject): void {
   const removed: string[] = [];
-  for (const path of DENIED) {
-    const parent = valueAt(record, path.slice(0, -1));
-    if (!isRecord(parent)) continue;
-    const target = child(parent, path.at(-1) as string);
-    if (target === undefined || target.value === null || target.value === undefined) continue;
-    const kept =
-      path.join('.') === NUMBER_PATH && typeof target.value === 'string'
-        ? truncatedNumber(target.value)
-        : REDACTED;
-    // A number the upstream already truncated is kept as it is, so it is no secret to search for.
-    if (kept !== String(target.value).replace(/[\s-]/g, '')) stringsIn(target.value, removed);
-    parent[target.key] = kept;
+  for (const [parentName, name] of CARD_OBJECTS) {
+    const parent = valueAt(record, [parentName]);
+    const card = isRecord(parent) ? child(parent, name) : undefined;
+    if (!isRecord(parent) || card === undefined || card.value === null) continue;
+    if (isRecord(card.value)) {
+      redactCard(card.value, name.toLowerCase(), removed);
+    } else if (card.value !== undefined) {
+      stringsIn(card.value, removed);
+      parent[card.key] = REDACTED;
+    }
+  }
+  for (const [parentName, name] of DENIED_ELSEWHERE) {
+    const parent = valueAt(record, [parentName]);
+    const target = isRecord(parent) ? child(parent, name) : undefined;
+    if (!isRecord(parent) || target === undefined || target.value == null) continue;
+    stringsIn(target.value, removed);
+    parent[target.key] = REDACTED;
   }
   // A number written with spaces or dashes is also searched for as bare digits.
   const compact = removed.map((text) => text.replace(/[\s-]/g, ''));

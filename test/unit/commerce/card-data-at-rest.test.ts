@@ -1,6 +1,7 @@
 /**
  * Card data at rest: the transaction routes' declared redaction runs in the upstream stack before
- * the cache, so what a cache entry holds (read back here as a cache hit) has no card number, hash,
+ * the cache, so what a cache entry holds (read back from the memory store and from Redis) has no
+ * card number, hash,
  * track data, PIN, CV data, cryptogram, key serial number, EMV tag or cardholder name — and the card
  * summary the graph shows is still whole.
  */
@@ -23,13 +24,20 @@ import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import { createRedactingClient } from '../../../src/upstream/redacting-client.ts';
 import { createResponseCache } from '../../../src/upstream/response-cache.ts';
 import { createSingleflight } from '../../../src/upstream/singleflight.ts';
-import type { UpstreamResponse } from '../../../src/upstream/upstream-call.ts';
+import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
 import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
 import {
   CANARY_CARD_NUMBER,
   CANARY_VALUES,
   generateTransactions,
 } from '../../../src/simulator/fixtures/transactions.fixtures.ts';
+import {
+  connectTestRedis,
+  deleteUnder,
+  keysUnder,
+  testPrefix,
+  testRedisAvailable,
+} from '../../support/redis.ts';
 
 const STORE = '11111111-1111-4111-8111-111111111111';
 const page = () => ({
@@ -69,27 +77,57 @@ function sensitiveValuesOf(answer: ReturnType<typeof page>): string[] {
       ...(verification.threeDSecureData.cryptogram
         ? [verification.threeDSecureData.cryptogram]
         : []),
+      ...(verification.cardHolderBillingAddress.addressLine1
+        ? [verification.cardHolderBillingAddress.addressLine1]
+        : []),
     );
   }
   // Names short enough to occur by chance in other text are checked field by field instead.
   return values.filter((value) => value.length >= 8);
 }
 
-/** The stack's cache, redaction and a fake upstream answering the generated page. */
-function stack() {
+/** Where the stack's cache keeps its entries: the process's memory or Redis. */
+type Store = 'memory' | 'redis';
+
+/**
+ * The stack's redaction and cache over a fake upstream answering the generated page (list route)
+ * or its canary record (by-id route); `cached()` reads back every entry the store holds, as text.
+ */
+async function stack(store: Store) {
   let upstreamCalls = 0;
+  const original = page();
   const inner: UpstreamClient = {
-    async request<T>() {
+    async request<T>(call: UpstreamCall) {
       upstreamCalls += 1;
-      return { status: 200, data: page() as T, headers: {}, rateLimit: undefined };
+      const answer =
+        call.route === COMMERCE_ROUTES.transaction
+          ? structuredClone(original.items[0])
+          : structuredClone(original);
+      return { status: 200, data: answer as T, headers: {}, rateLimit: undefined };
     },
     probe: async () => true,
     close: async () => undefined,
   };
   const routes = upstreamRoutes();
+  const memory = new Map<string, unknown>();
+  const prefix = testPrefix('card-at-rest');
+  const redis = store === 'redis' ? await connectTestRedis() : undefined;
+  const cache = createResponseCache({
+    store: redis
+      ? { type: 'redis', client: redis as never, prefix }
+      : { type: 'memory', maxBytes: 8 << 20 },
+    tagTtlMs: 60_000,
+  });
   const client = createCachedUpstreamClient({
     inner: createRedactingClient(inner, routes),
-    cache: createResponseCache({ store: { type: 'memory', maxBytes: 8 << 20 }, tagTtlMs: 60_000 }),
+    cache: {
+      ...cache,
+      // Every entry as the store receives it (the memory store keeps it as this object).
+      store: async (key, answer, ttlMs) => {
+        memory.set(key, answer);
+        await cache.store(key, answer, ttlMs);
+      },
+    },
     policy: createCachePolicy(routes),
     keyOf: createCacheKeyer('unit-test-secret-0123456789'),
     singleflight: createSingleflight(),
@@ -97,39 +135,110 @@ function stack() {
     logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
   });
   const credential = createCredentialFactory('unit-test-secret-0123456789')('demo-token');
-  const read = () =>
-    client.request<ReturnType<typeof page>>({
+  const read = <T>(route: string) =>
+    client.request<T>({
       method: 'GET',
-      route: COMMERCE_ROUTES.transactions,
-      params: { storeId: STORE },
+      route,
+      params: { storeId: STORE, transactionId: original.items[0]!.transactionId },
       query: { page: 1, pageSize: 40 },
       credential,
     });
-  return { read, calls: () => upstreamCalls };
+  return {
+    original,
+    read,
+    calls: () => upstreamCalls,
+    /** Every stored entry: what Redis holds (keys and values) or what was handed to memory. */
+    async cached(): Promise<string> {
+      if (!redis) return JSON.stringify([...memory]);
+      const keys = await keysUnder(redis, prefix);
+      const values = await Promise.all(keys.map(async (key) => (await redis.get(key)) ?? ''));
+      return `${keys.join('\n')}\n${values.join('\n')}`;
+    },
+    async close() {
+      if (redis) {
+        await deleteUnder(redis, prefix);
+        await redis.close();
+      }
+    },
+  };
 }
 
-describe('card data at rest', () => {
+/** Every leaf of the card objects that is a value (not null, not redacted), by path. */
+function cardValuesOf(record: unknown): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  const walk = (value: unknown, path: string) => {
+    if (value === null || value === REDACTED) return;
+    if (typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value as object)) walk(inner, `${path}.${key}`);
+    } else values[path] = value;
+  };
+  const funding = (record as { fundingSource: Record<string, unknown> }).fundingSource;
+  walk(funding.cardDetail, 'cardDetail');
+  walk(funding.cardVerificationData, 'cardVerificationData');
+  return values;
+}
+
+/** Asserts no card value but brand, last four, expiry and entry method is in `text`. */
+function expectNoCardData(text: string, original: ReturnType<typeof page>): void {
+  for (const value of [...sensitiveValuesOf(original), ...CANARY_VALUES]) {
+    expect(text).not.toContain(value);
+  }
+  expect(text.toLowerCase()).not.toContain('canary');
+}
+
+const stores: Store[] = testRedisAvailable ? ['memory', 'redis'] : ['memory'];
+
+describe.each(stores)('card data at rest in the %s cache', (store) => {
   it('a cached transaction page holds no card data, and the card summary survives', async () => {
-    const { read, calls } = stack();
-    const fresh: UpstreamResponse<ReturnType<typeof page>> = await read();
-    const cached = await read();
-    expect(calls()).toBe(1); // the second read is the cache entry itself
-    const original = page();
-    const text = JSON.stringify(cached.data);
-    for (const value of [...sensitiveValuesOf(original), ...CANARY_VALUES]) {
-      expect(text).not.toContain(value);
+    const s = await stack(store);
+    try {
+      const fresh = await s.read<ReturnType<typeof page>>(COMMERCE_ROUTES.transactions);
+      const cached = await s.read<ReturnType<typeof page>>(COMMERCE_ROUTES.transactions);
+      expect(s.calls()).toBe(1); // the second read is the cache entry itself
+      expectNoCardData(await s.cached(), s.original);
+      cached.data.items.forEach((item, i) => {
+        // Brand, truncated number, expiry and entry method: nothing else of the card is kept.
+        expect(Object.keys(cardValuesOf(item)).sort()).toEqual(
+          [
+            'cardDetail.entryDetails.entryMethod',
+            'cardDetail.expMonth',
+            'cardDetail.expYear',
+            'cardDetail.number',
+            'cardDetail.type',
+          ].sort(),
+        );
+        expect(item.fundingSource.cardDetail.number).toMatch(/^\*+\d{4}$/);
+        const detail = item.fundingSource.cardDetail as unknown as Record<string, unknown>;
+        for (const field of ['numberHashed', 'firstName', 'lastName', 'serviceCode', 'emvTags']) {
+          expect([null, REDACTED]).toContain(detail[field]);
+        }
+        expect(presentTransaction(item).card).toEqual(redactTransaction(s.original.items[i]).card);
+      });
+      expect(presentTransaction(cached.data.items[0]).card?.last4).toBe(
+        CANARY_CARD_NUMBER.slice(-4),
+      );
+      expect(fresh.data).toEqual(cached.data); // a fresh answer and a cached one look the same
+    } finally {
+      await s.close();
     }
-    cached.data.items.forEach((item, i) => {
-      const detail = item.fundingSource.cardDetail as unknown as Record<string, unknown>;
-      for (const field of ['numberHashed', 'firstName', 'lastName', 'serviceCode', 'emvTags']) {
-        expect([null, REDACTED]).toContain(detail[field]);
-      }
-      expect(presentTransaction(item).card).toEqual(redactTransaction(original.items[i]).card);
-    });
-    expect(presentTransaction(cached.data.items[0]).card?.last4).toBe(CANARY_CARD_NUMBER.slice(-4));
-    expect(fresh.data).toEqual(cached.data); // a fresh answer and a cached one look the same
   });
 
+  it('a cached single transaction holds no card data either', async () => {
+    const s = await stack(store);
+    try {
+      await s.read(COMMERCE_ROUTES.transaction);
+      await s.read(COMMERCE_ROUTES.transaction);
+      expect(s.calls()).toBe(1);
+      const text = await s.cached();
+      expect(text).toContain(s.original.items[0]!.transactionId);
+      expectNoCardData(text, s.original);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('card redaction', () => {
   it('keeps only the last four of a clear number at rest, and shows none of it in raw', () => {
     const answer = redactTransactionPage(page()) as ReturnType<typeof page>;
     const number = answer.items[0]!.fundingSource.cardDetail.number;
