@@ -20,7 +20,7 @@ import {
 import { storeCustomerMutations } from './customer-mutations.ts';
 import { storeCustomerConnection } from './customer-connection.ts';
 import { transactionConnection } from './transaction-connection.ts';
-import { checkTextId, checkTransactionId } from './commerce-ids.ts';
+import { checkChannelId, checkTextId, checkTransactionId } from './commerce-ids.ts';
 import { checkStoreId } from '../kit/id-checks.ts';
 import { commerceOf } from './commerce.request.ts';
 
@@ -91,11 +91,7 @@ export const commerceResolvers: Resolvers = {
     channels: (_parent, { storeId }, ctx) =>
       channelsOf(ctx, storeId == null ? null : checkStoreId(storeId)),
     channel: (_parent, { channelId, storeId }, ctx) =>
-      loadChannel(
-        ctx,
-        checkTextId(channelId, 'channelId'),
-        storeId == null ? null : checkStoreId(storeId),
-      ),
+      loadChannel(ctx, checkChannelId(channelId), storeId == null ? null : checkStoreId(storeId)),
   },
 
   Mutation: storeCustomerMutations,

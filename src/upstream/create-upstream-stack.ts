@@ -1,7 +1,7 @@
 /**
  * Builds the one upstream client from the configuration, in this order (README "Layers", docs/efficiency.md):
  *
- *   cache (keyv, credential-scoped) → singleflight → redaction → [deadline + retries]
+ *   path-parameter check → cache (keyv, credential-scoped) → singleflight → redaction → [deadline + retries]
  *     → circuit breaker → token bucket → undici
  *
  * The token bucket wraps the transport so that every attempt, retries included, is paid for; the
@@ -31,6 +31,7 @@ import { createUpstreamClient, type UpstreamClient } from './upstream-client.ts'
 import { createBreakerTransport } from './breaker-transport.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { createInstrumentedTransport } from './instrumented-transport.ts';
+import { createPathParamGuard } from './path-params.ts';
 import { createRedactingClient } from './redacting-client.ts';
 import type { RouteTable } from './upstream-routes.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
@@ -159,6 +160,9 @@ export function createUpstreamStack(
       onLookup: (result) => metrics?.cacheLookup(result),
     });
   }
+
+  // Outermost: a bad path parameter costs no lookup, no token and no call.
+  client = createPathParamGuard(client);
 
   return {
     client,
