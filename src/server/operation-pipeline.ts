@@ -8,12 +8,15 @@
  *  1. Transport: content type (415), body size (413), CSRF preflight header. HTTP: the route's
  *     onRequest hook, Fastify's bodyLimit, Apollo's csrfPrevention. A WebSocket or an SSE POST
  *     carries its credential in a way a cross-site form cannot.
- *  2. Document: size, tokens, trusted documents — before any parse ({@link OperationPipeline.refuseDocument}).
+ *  2. Document ({@link OperationPipeline.refuseDocument}): size, tokens and trusted documents before
+ *     any parse; then the shape limits (depth, aliases, root fields, directives) on the parsed
+ *     document, before any validation — each linear in the document. The verdict is remembered by
+ *     the document's hash, so a document refused (or passed) once costs a hash the next time.
  *     HTTP: the route's preHandler hook; WS and SSE: `prepareSubscription`.
  *  3. Whole-response replay of a query answered before (same credential, same request). HTTP only.
  *  4. Parse; APQ lookup and registration. HTTP: Apollo; WS and SSE: `prepareSubscription`.
- *  5. Validation: graphql-js's rules plus the shape limits (depth, aliases, root fields, directives;
- *     {@link OperationPipeline.validationRules}). Apollo / `prepareSubscription`.
+ *  5. Validation: graphql-js's rules, plus the shape limits again as a backstop
+ *     ({@link OperationPipeline.validationRules}). Apollo / `prepareSubscription`.
  *  6. Operation type fits the transport: subscriptions over WS and SSE only, the rest over HTTP.
  *  7. Variables (value-free errors), then cost ({@link OperationPipeline.refuseOperation}). HTTP:
  *     the Apollo plugin below; WS and SSE: `prepareSubscription`.
@@ -21,13 +24,16 @@
  *  9. Execution; metrics, tracing and one log line per operation.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import type {
-  DocumentNode,
-  GraphQLError,
-  GraphQLSchema,
-  OperationDefinitionNode,
-  ValidationRule,
+import { createHash } from 'node:crypto';
+import {
+  parse,
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValidationRule,
 } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import type { GatewayError } from '../errors/gateway-errors.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 import { refusalOf, type RequestedDocument } from './limits/document-limits.ts';
@@ -37,14 +43,14 @@ import {
   limitGraphQLError,
   type OperationLimits,
 } from './limits/operation-limits.ts';
-import { createOperationShapeRule } from './limits/operation-shape.rule.ts';
+import { createOperationShapeRule, shapeRefusal } from './limits/operation-shape.rule.ts';
 import type { TrustedDocuments } from './persisted-operations/trusted-documents.ts';
 import { variableValueProblems } from './variable-values.ts';
 
 export interface OperationPipeline {
-  /** Step 2: the document's size and tokens, and (in that mode) whether it is trusted. */
+  /** Step 2: size, tokens, trusted documents, then the shape limits of the parsed document. */
   refuseDocument(document: RequestedDocument): GatewayError | undefined;
-  /** Step 5: the shape limits, added to graphql-js's rules. */
+  /** Step 5: the shape limits as a validation rule (a backstop), added to graphql-js's rules. */
   readonly validationRules: readonly ValidationRule[];
   /** Apollo's parser backstop for the token limit (step 2 counted first). */
   readonly maxTokens: number;
@@ -59,10 +65,41 @@ export interface OperationPipeline {
   apolloPlugin(): ApolloServerPlugin<GatewayContext>;
 }
 
+/** Documents whose verdict is remembered (a hash and a verdict each). */
+const REMEMBERED_DOCUMENTS = 2_000;
+
 export function createOperationPipeline(
   limits: OperationLimits,
   trusted: TrustedDocuments | undefined,
 ): OperationPipeline {
+  /** Document hash → its refusal, or null when it passed step 2. */
+  const verdicts = new LRUCache<string, GatewayError | { passed: true }>({
+    max: REMEMBERED_DOCUMENTS,
+  });
+
+  const refuseDocument = (requested: RequestedDocument): GatewayError | undefined => {
+    const { query } = requested;
+    // A hash-only APQ request: its text was checked when it was registered.
+    if (query === undefined) return refusalOf(requested, { limits, trusted });
+    const key = createHash('sha256').update(query).digest('base64url');
+    const known = verdicts.get(key);
+    if (known) return 'passed' in known ? undefined : known;
+    const refusal = refusalOf(requested, { limits, trusted }) ?? parsedShapeRefusal(query);
+    verdicts.set(key, refusal ?? { passed: true });
+    return refusal;
+  };
+
+  /** The shape limits on the parsed document; a syntax error is left to the parser's report. */
+  const parsedShapeRefusal = (query: string): GatewayError | undefined => {
+    let document: DocumentNode;
+    try {
+      document = parse(query, { maxTokens: limits.maxTokens, noLocation: true });
+    } catch {
+      return undefined;
+    }
+    return shapeRefusal(document, limits);
+  };
+
   const refuseOperation: OperationPipeline['refuseOperation'] = (
     schema,
     document,
@@ -82,7 +119,7 @@ export function createOperationPipeline(
   };
 
   return {
-    refuseDocument: (document) => refusalOf(document, { limits, trusted }),
+    refuseDocument,
     validationRules: [createOperationShapeRule(limits)],
     maxTokens: limits.maxTokens,
     refuseOperation,

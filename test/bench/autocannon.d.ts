@@ -14,6 +14,8 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Each request may be rewritten before it is sent (a new body per request). */
+    requests?: { setupRequest?: (request: { body?: string }) => { body?: string } }[];
   }
   interface Result {
     requests: Histogram & { total: number };

@@ -196,6 +196,78 @@ async function load(url: string, pid: number | undefined, query = HIT_QUERY): Pr
   };
 }
 
+// --- refused documents -----------------------------------------------------------------------------
+
+/**
+ * A 7 KB document of 495 root fields, under the size and token limits and refused by the root-field
+ * limit: without aliases, so every field is a candidate for graphql-js's O(n²) overlap validation.
+ */
+const REFUSED_QUERY = `{ ${'apps { appId } '.repeat(495)}}`;
+
+/** CPU per refused request (sequential), and `{ __typename }` p99 idle and under a flood of them. */
+async function refusals(url: string, pid: number | undefined) {
+  const send = () =>
+    request(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ query: REFUSED_QUERY }),
+    }).then(async (response) => {
+      await response.body.dump();
+      return response.statusCode;
+    });
+  const first = await send();
+  const before = cpuMs(pid);
+  const count = 200;
+  for (let i = 0; i < count; i += 1) await send();
+  const after = cpuMs(pid);
+  // The first sight of the document (parse and shape count), not yet remembered: a fresh variant.
+  const fresh = async (i: number) =>
+    request(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ query: `${REFUSED_QUERY} # ${i}` }),
+    }).then((response) => response.body.dump());
+  const beforeFresh = cpuMs(pid);
+  for (let i = 0; i < count; i += 1) await fresh(i);
+  const afterFresh = cpuMs(pid);
+  const typename = {
+    url: `${url}/graphql`,
+    method: 'POST' as const,
+    connections: 4,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({ query: '{ __typename }' }),
+  };
+  const idle = await autocannon({ ...typename, duration: DURATION_SEC });
+  let variant = 0;
+  const [flooded] = await Promise.all([
+    autocannon({ ...typename, duration: DURATION_SEC }),
+    autocannon({
+      ...typename,
+      // Each flooding request a new variant (a comment), so the remembered verdict does not help.
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({ query: `${REFUSED_QUERY} # ${(variant += 1)}` }),
+          }),
+        },
+      ],
+      duration: DURATION_SEC,
+    }),
+  ]);
+  return {
+    status: first,
+    cpuRememberedMs:
+      before === undefined || after === undefined ? undefined : (after - before) / count,
+    cpuFreshMs:
+      beforeFresh === undefined || afterFresh === undefined
+        ? undefined
+        : (afterFresh - beforeFresh) / count,
+    idleP99: idle.latency.p99,
+    floodedP99: flooded.latency.p99,
+  };
+}
+
 // --- formatting --------------------------------------------------------------------------------
 
 /** Median, minimum and maximum, rounded. */
@@ -339,6 +411,7 @@ async function main(): Promise<void> {
     const cacheUs = await cacheHitUs(detail);
     const limiterMemUs = await limiterMemoryUs();
     const limiterRedis = withRedis ? await limiterRedisUs(REDIS_URL, `${redisPrefix}-micro`) : NaN;
+    const refused = await refusals(weft.url, weft.child.pid);
 
     // --- print ---------------------------------------------------------------------------------
     const cpu = cpus();
@@ -417,6 +490,12 @@ async function main(): Promise<void> {
       '',
       `   npm start / bare Fastify: ${fixed(median(startup.weft) / median(startup.bare))}× ` +
         `(target: npm start ≤ 2000 ms on a quiet machine: ${median(startup.weft) <= 2000 ? 'yes' : 'NO'})`,
+      '',
+      `f. A refused 7 KB document of 495 root fields (HTTP ${refused.status}): CPU per refusal ` +
+        `${fixed(refused.cpuFreshMs, 2)} ms the first time, ${fixed(refused.cpuRememberedMs, 2)} ms once remembered ` +
+        `(target ≤ 5 ms); { __typename } p99 ${fixed(refused.idleP99, 1)} ms idle, ` +
+        `${fixed(refused.floodedP99, 1)} ms beside 4 connections flooding new variants of it ` +
+        `(${fixed(refused.floodedP99 / Math.max(refused.idleP99, 0.1))}×, target ≤ 2×)`,
       '',
       `errors during load: ${[bareLoad, hit, floor, hitRedis, missLoad, missRedis, ...pair.flat()].reduce((n, l) => n + (l?.errors ?? 0), 0)}; ` +
         `bench took ${fixed((Date.now() - started) / 1000, 0)} s. Reproduce: npm run bench`,

@@ -8,13 +8,16 @@
  * twice, …) yields huge totals, which are refused, instead of exponential work. A fragment cycle
  * counts as empty here; graphql-js's NoFragmentCyclesRule refuses it in the same validation pass.
  */
-import type {
-  FragmentDefinitionNode,
-  OperationDefinitionNode,
-  SelectionSetNode,
-  ValidationContext,
-  ValidationRule,
+import {
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
 } from 'graphql';
+import type { GatewayError } from '../../errors/gateway-errors.ts';
 import { limitExceeded, limitGraphQLError, type OperationLimits } from './operation-limits.ts';
 
 /** What the rule measures of a selection set. */
@@ -91,23 +94,53 @@ export function createShapeMeter(
   };
 }
 
-/** The validation rule that refuses operations past the structural limits. */
+/** The limits an operation's shape passes, each as its typed refusal. */
+function exceededLimits(shape: SelectionShape, limits: OperationLimits): GatewayError[] {
+  const checks = [
+    ['depth', limits.maxDepth, shape.depth],
+    ['aliases', limits.maxAliases, shape.aliases],
+    ['rootFields', limits.maxRootFields, shape.fields],
+    ['directives', limits.maxDirectives, shape.directives],
+  ] as const;
+  return checks
+    .filter(([, max, actual]) => actual > max)
+    .map(([limit, max, actual]) => limitExceeded(limit, max, actual));
+}
+
+/**
+ * The first structural limit a parsed document passes, measured on the AST alone: linear in the
+ * document, so it runs before validation (whose rules are not) and a refused document never costs
+ * a validation (operation-pipeline.ts, step 2).
+ */
+export function shapeRefusal(
+  document: DocumentNode,
+  limits: OperationLimits,
+): GatewayError | undefined {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION)
+      fragments.set(definition.name.value, definition);
+  }
+  const meter = createShapeMeter((name) => fragments.get(name));
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    const [refusal] = exceededLimits(meter.operation(definition), limits);
+    if (refusal) return refusal;
+  }
+  return undefined;
+}
+
+/**
+ * The same limits as a validation rule: a backstop for a document that reaches validation without
+ * the pipeline's document step (it reports every limit each operation passes).
+ */
 export function createOperationShapeRule(limits: OperationLimits): ValidationRule {
   return (context: ValidationContext) => {
     const meter = createShapeMeter((name) => context.getFragment(name));
     return {
       OperationDefinition(operation) {
-        const shape = meter.operation(operation);
-        const checks = [
-          ['depth', limits.maxDepth, shape.depth],
-          ['aliases', limits.maxAliases, shape.aliases],
-          ['rootFields', limits.maxRootFields, shape.fields],
-          ['directives', limits.maxDirectives, shape.directives],
-        ] as const;
-        for (const [limit, max, actual] of checks) {
-          if (actual > max) {
-            context.reportError(limitGraphQLError(limitExceeded(limit, max, actual), operation));
-          }
+        for (const refusal of exceededLimits(meter.operation(operation), limits)) {
+          context.reportError(limitGraphQLError(refusal, operation));
         }
         // The operation's subtree needs no visit of this rule: it was measured above.
         return false;
