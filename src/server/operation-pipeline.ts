@@ -25,13 +25,12 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import { createHash } from 'node:crypto';
-import {
-  parse,
-  type DocumentNode,
-  type GraphQLError,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-  type ValidationRule,
+import type {
+  DocumentNode,
+  GraphQLError,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  ValidationRule,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { GatewayError } from '../errors/gateway-errors.ts';
@@ -43,7 +42,7 @@ import {
   limitGraphQLError,
   type OperationLimits,
 } from './limits/operation-limits.ts';
-import { createOperationShapeRule, shapeRefusal } from './limits/operation-shape.rule.ts';
+import { createOperationShapeRule } from './limits/operation-shape.rule.ts';
 import type { TrustedDocuments } from './persisted-operations/trusted-documents.ts';
 import { variableValueProblems } from './variable-values.ts';
 
@@ -84,20 +83,9 @@ export function createOperationPipeline(
     const key = createHash('sha256').update(query).digest('base64url');
     const known = verdicts.get(key);
     if (known) return 'passed' in known ? undefined : known;
-    const refusal = refusalOf(requested, { limits, trusted }) ?? parsedShapeRefusal(query);
+    const refusal = refusalOf(requested, { limits, trusted });
     verdicts.set(key, refusal ?? { passed: true });
     return refusal;
-  };
-
-  /** The shape limits on the parsed document; a syntax error is left to the parser's report. */
-  const parsedShapeRefusal = (query: string): GatewayError | undefined => {
-    let document: DocumentNode;
-    try {
-      document = parse(query, { maxTokens: limits.maxTokens, noLocation: true });
-    } catch {
-      return undefined;
-    }
-    return shapeRefusal(document, limits);
   };
 
   const refuseOperation: OperationPipeline['refuseOperation'] = (

@@ -9,6 +9,8 @@ import type { RouteClass } from './upstream-routes.ts';
 import {
   correctBucket,
   credentialWaitMs,
+  newBucket,
+  probeWaitMs,
   refillBucket,
   shareOf,
   snapshotOf,
@@ -36,13 +38,14 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Buck
   const now = options.now ?? Date.now;
   const share = options.share ?? 1;
   const capacity = shareOf(options.budget.capacity, share);
+  const localBudget = { capacity, windowMs: options.budget.windowMs };
   const buckets = new LRUCache<string, BucketState>({ max: options.maxCredentials ?? 100_000 });
   const classes = new Map<string, ClassLog>();
 
   const bucketAt = (credentialId: string, at: number): BucketState => {
     let state = buckets.get(credentialId);
     if (!state) {
-      state = { tokens: capacity, ts: at, resetAt: 0, cap: capacity };
+      state = newBucket(capacity, at);
       buckets.set(credentialId, state);
     }
     refillBucket(state, at, options.budget);
@@ -91,6 +94,15 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Buck
           budget: snapshotOf(state, at, options.budget),
         };
       }
+      const probeWait = probeWaitMs(state, at);
+      if (probeWait !== undefined) {
+        return {
+          allowed: false,
+          waitMs: probeWait,
+          deniedBy: 'probe',
+          budget: snapshotOf(state, at, options.budget),
+        };
+      }
       state.tokens -= 1;
       log?.calls.push(at);
       return {
@@ -104,10 +116,14 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Buck
     async correct(credentialId, routeClass, correction): Promise<BudgetSnapshot> {
       const at = now();
       const state = bucketAt(credentialId, at);
-      correctBucket(state, at, capacity, {
+      correctBucket(state, at, localBudget, {
         ...correction,
-        // A share of the upstream's limit: the other replicas hold the rest.
+        // A share of the upstream's limit and of what it says is left: the other replicas hold
+        // the rest (late in a window, a share of the capacity could be more than is left).
         ...(correction.limit === undefined ? {} : { limit: shareOf(correction.limit, share) }),
+        ...(correction.remaining === undefined || share >= 1
+          ? {}
+          : { remaining: Math.floor(correction.remaining * share) }),
       });
       if (correction.blockMs !== undefined && correction.blockRouteClass && routeClass) {
         const log = classLogOf(credentialId, routeClass, at);
@@ -119,9 +135,7 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Buck
     async peek(credentialId) {
       const at = now();
       const known = buckets.get(credentialId);
-      const state: BucketState = known
-        ? { ...known }
-        : { tokens: capacity, ts: at, resetAt: 0, cap: capacity };
+      const state: BucketState = known ? { ...known } : newBucket(capacity, at);
       refillBucket(state, at, options.budget);
       return snapshotOf(state, at, options.budget);
     },

@@ -5,7 +5,7 @@
  * `memory-bucket-store.ts` (the unit tests run both against the same cases).
  *
  * Keys (no token, no secret: the credential is its HMAC id):
- * - `<prefix>:bucket:<credentialId>`: hash {tokens, ts, resetAt, cap};
+ * - `<prefix>:bucket:<credentialId>`: hash {tokens, ts, resetAt, cap, freshUntil, probeUntil};
  * - `<prefix>:class:<class>[:<credentialId>]`: sorted set of the calls of the last window;
  * - `<prefix>:class-block:<class>[:<credentialId>]`: set while a route-class 429 lasts.
  */
@@ -13,12 +13,15 @@ import { randomBytes } from 'node:crypto';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type { RouteClass } from './upstream-routes.ts';
-import type {
-  BucketStore,
-  BudgetCorrection,
-  CredentialBudget,
-  DeniedBy,
-  TakeVerdict,
+import {
+  PROBE_LEASE_MS,
+  PROBE_POLL_MS,
+  STALE_AFTER_MS,
+  type BucketStore,
+  type BudgetCorrection,
+  type CredentialBudget,
+  type DeniedBy,
+  type TakeVerdict,
 } from './token-bucket.ts';
 
 /** KEYS: bucket, class log, class block. ARGV: see {@link createRedisBucketStore}. */
@@ -30,14 +33,19 @@ local cfgCap = tonumber(ARGV[2])
 local windowMs = tonumber(ARGV[3])
 local classLimit = tonumber(ARGV[4])
 local classWindowMs = tonumber(ARGV[5])
+local staleAfterMs = tonumber(ARGV[12])
+local probeLeaseMs = tonumber(ARGV[13])
+local probePollMs = tonumber(ARGV[14])
 
-local h = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'resetAt', 'cap')
+local h = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'resetAt', 'cap', 'freshUntil', 'probeUntil')
 local cap = tonumber(h[4]) or cfgCap
 if cap > cfgCap then cap = cfgCap end
 local tokens = tonumber(h[1]) or cap
 if tokens > cap then tokens = cap end
 local ts = tonumber(h[2]) or now
 local resetAt = tonumber(h[3]) or 0
+local freshUntil = tonumber(h[5]) or 0
+local probeUntil = tonumber(h[6]) or 0
 if resetAt > 0 then
   if now >= resetAt then tokens = cap; resetAt = 0 end
 elseif now > ts then
@@ -74,7 +82,12 @@ if op == 'take' then
     allowed = 0
     deniedBy = 'route-class'
     waitMs = classWait
+  elseif now >= freshUntil and probeUntil > now then
+    allowed = 0
+    deniedBy = 'probe'
+    waitMs = math.min(probePollMs, probeUntil - now)
   else
+    if now >= freshUntil then probeUntil = now + probeLeaseMs end
     tokens = tokens - 1
     if classLimit > 0 then
       redis.call('ZADD', KEYS[2], now, ARGV[11])
@@ -97,13 +110,17 @@ elseif op == 'correct' then
       if classLimit > 0 then redis.call('SET', KEYS[3], '1', 'PX', math.max(1, blockMs)) end
     else
       tokens = 0
-      resetAt = now + math.max(1, blockMs)
+      resetAt = now + math.min(math.max(1, blockMs), windowMs)
     end
   end
+  local freshFor = staleAfterMs
+  if resetAt > 0 then freshFor = math.min(resetAt - now, staleAfterMs) end
+  freshUntil = now + freshFor
+  probeUntil = 0
 end
 
 if op ~= 'peek' then
-  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(ts), 'resetAt', tostring(resetAt), 'cap', tostring(cap))
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(ts), 'resetAt', tostring(resetAt), 'cap', tostring(cap), 'freshUntil', tostring(freshUntil), 'probeUntil', tostring(probeUntil))
   local ttl = windowMs * 2
   if resetAt > 0 then ttl = math.max(ttl, resetAt - now + windowMs) end
   redis.call('PEXPIRE', KEYS[1], math.ceil(ttl))
@@ -158,6 +175,9 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
       num(correction.blockMs),
       correction.blockRouteClass ? '1' : '0',
       randomBytes(8).toString('hex'),
+      String(STALE_AFTER_MS),
+      String(PROBE_LEASE_MS),
+      String(PROBE_POLL_MS),
     ];
     if (sha === undefined) sha = await client.scriptLoad(TOKEN_BUCKET_LUA);
     try {

@@ -8,7 +8,13 @@
  *   still in flight were already taken), `RateLimit-Limit` lowers the capacity, and
  *   `RateLimit-Reset` pins the window: inside a known window nothing refills, at its end the bucket
  *   is full again. Only a credential never answered refills continuously (capacity per window);
- * - a 429 empties it until the reset it names.
+ * - a 429 empties it until the reset it names — at most one window ({@link CredentialBudget}
+ *   `windowMs`): a longer `Retry-After` is honoured for one window, then probed (below);
+ * - slow start: while the view of a credential is stale — never answered, its known window over, or
+ *   no answer for {@link STALE_AFTER_MS} — other clients of the same token may have spent the
+ *   window, so ONE call goes out (the probe) and the others wait for its answer, whose
+ *   `RateLimit-Remaining` then bounds them. A probe that never answers is replaced after
+ *   {@link PROBE_LEASE_MS}.
  * So the gateway never sends the request that the upstream would answer 429, and a bucket shared by
  * several replicas (Redis) never lets them spend more than the window together.
  *
@@ -28,7 +34,15 @@ export interface CredentialBudget {
   readonly windowMs: number;
 }
 
-export type DeniedBy = 'credential' | 'route-class';
+/** `probe`: the credential's view is stale and its probe is in flight (wait for its answer). */
+export type DeniedBy = 'credential' | 'route-class' | 'probe';
+
+/** Without an answer for this long, a credential's view is stale (another client may spend it). */
+export const STALE_AFTER_MS = 60_000;
+/** How long the other calls of a stale credential wait for its probe's answer, at most. */
+export const PROBE_LEASE_MS = 5_000;
+/** How often a call waiting for a probe asks again. */
+export const PROBE_POLL_MS = 10;
 
 export interface TakeVerdict {
   readonly allowed: boolean;
@@ -80,7 +94,21 @@ export interface BucketState {
   /** End of the upstream window we know of, ms; 0 = unknown (refill continuously). */
   resetAt: number;
   cap: number;
+  /** Until when the view is fresh (an answer came), ms; before any answer 0 (stale). */
+  freshUntil: number;
+  /** While a stale credential's probe is in flight, ms; 0 = none. */
+  probeUntil: number;
 }
+
+/** A bucket no answer has corrected yet. */
+export const newBucket = (capacity: number, now: number): BucketState => ({
+  tokens: capacity,
+  ts: now,
+  resetAt: 0,
+  cap: capacity,
+  freshUntil: 0,
+  probeUntil: 0,
+});
 
 /** Brings a bucket to `now`: the window's end refills it, an unknown window refills continuously. */
 export function refillBucket(state: BucketState, now: number, budget: CredentialBudget): void {
@@ -102,9 +130,10 @@ export function refillBucket(state: BucketState, now: number, budget: Credential
 export function correctBucket(
   state: BucketState,
   now: number,
-  capacity: number,
+  budget: CredentialBudget,
   correction: BudgetCorrection,
 ): void {
+  const capacity = budget.capacity;
   if (correction.limit !== undefined && correction.limit >= 1) {
     state.cap = Math.min(capacity, correction.limit);
     state.tokens = Math.min(state.tokens, state.cap);
@@ -115,8 +144,25 @@ export function correctBucket(
   if (correction.resetMs !== undefined) state.resetAt = now + Math.max(0, correction.resetMs);
   if (correction.blockMs !== undefined && !correction.blockRouteClass) {
     state.tokens = 0;
-    state.resetAt = now + Math.max(1, correction.blockMs);
+    // At most one window: a longer Retry-After is honoured that long, then probed.
+    state.resetAt = now + Math.min(Math.max(1, correction.blockMs), budget.windowMs);
   }
+  // An answer came: the view is fresh until its window ends or for a while, and no probe is due.
+  const freshFor =
+    state.resetAt > 0 ? Math.min(state.resetAt - now, STALE_AFTER_MS) : STALE_AFTER_MS;
+  state.freshUntil = now + freshFor;
+  state.probeUntil = 0;
+}
+
+/**
+ * Slow start: undefined when a call may go as far as the view is concerned; otherwise the wait for
+ * the probe in flight. A stale view with no probe in flight makes this call the probe.
+ */
+export function probeWaitMs(state: BucketState, now: number): number | undefined {
+  if (now < state.freshUntil) return undefined;
+  if (state.probeUntil > now) return Math.min(PROBE_POLL_MS, state.probeUntil - now);
+  state.probeUntil = now + PROBE_LEASE_MS;
+  return undefined;
 }
 
 export function snapshotOf(
@@ -198,9 +244,15 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
   return {
     async acquire(credentialId, routeClass) {
       const giveUpAt = now() + options.maxWaitMs;
+      // Waiting for a probe's answer is waiting for one upstream call, not for the budget.
+      const probeGiveUpAt = giveUpAt + PROBE_LEASE_MS;
       for (;;) {
         const verdict = await store.take(credentialId, routeClass);
         if (verdict.allowed) return verdict.budget;
+        if (verdict.deniedBy === 'probe' && now() + verdict.waitMs <= probeGiveUpAt) {
+          await sleep(verdict.waitMs);
+          continue;
+        }
         // Waiting only helps when a token comes back within the allowed wait.
         const bucket = bucketName(verdict.deniedBy, routeClass);
         if (now() + verdict.waitMs > giveUpAt) {

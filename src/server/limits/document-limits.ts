@@ -8,17 +8,18 @@
  * field multipart uploads turn into the body) or GET query parameters. A hash-only APQ request has
  * no text to measure: its document was measured when it was registered.
  */
-import { Lexer, Source, TokenKind } from 'graphql';
+import { Lexer, parse, Source, TokenKind, type DocumentNode } from 'graphql';
 import type { FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import { documentHash, type TrustedDocuments } from '../persisted-operations/trusted-documents.ts';
 import { limitExceeded, type OperationLimits } from './operation-limits.ts';
+import { shapeRefusal } from './operation-shape.rule.ts';
 import { isRecord } from '../../kit/is-record.ts';
 
 /** What the document checks need. */
 export interface DocumentLimits {
-  readonly limits: Pick<OperationLimits, 'maxDocumentBytes' | 'maxTokens'>;
+  readonly limits: OperationLimits;
   /** Trusted-documents mode when set. */
   readonly trusted: TrustedDocuments | undefined;
 }
@@ -66,20 +67,22 @@ export function countTokens(text: string): number | undefined {
   return count;
 }
 
-/** Why a document is refused, or undefined. */
+/**
+ * Why a document is refused, or undefined — in order of cost: its size; whether it is trusted (in
+ * that mode); then one parse, which stops past the token limit (the tokens are counted only then,
+ * for the refusal's `actual`), and the shape limits on the parsed document. A document that does
+ * not parse within the limit is left to Apollo's parser, which reports the syntax error.
+ */
 export function refusalOf(
   document: RequestedDocument,
   options: DocumentLimits,
 ): GatewayError | undefined {
   const { query, sha256Hash } = document;
+  const { limits } = options;
   if (query !== undefined) {
     const bytes = Buffer.byteLength(query, 'utf8');
-    if (bytes > options.limits.maxDocumentBytes) {
-      return limitExceeded('documentSize', options.limits.maxDocumentBytes, bytes);
-    }
-    const tokens = countTokens(query);
-    if (tokens !== undefined && tokens > options.limits.maxTokens) {
-      return limitExceeded('tokens', options.limits.maxTokens, tokens);
+    if (bytes > limits.maxDocumentBytes) {
+      return limitExceeded('documentSize', limits.maxDocumentBytes, bytes);
     }
   }
   if (options.trusted) {
@@ -92,5 +95,15 @@ export function refusalOf(
       );
     }
   }
-  return undefined;
+  if (query === undefined) return undefined;
+  let parsed: DocumentNode;
+  try {
+    parsed = parse(query, { maxTokens: limits.maxTokens, noLocation: true });
+  } catch {
+    const tokens = countTokens(query);
+    return tokens !== undefined && tokens > limits.maxTokens
+      ? limitExceeded('tokens', limits.maxTokens, tokens)
+      : undefined;
+  }
+  return shapeRefusal(parsed, limits);
 }

@@ -5,13 +5,20 @@
  * fields have arrived, and spools each file to a temporary file as it streams in (never into
  * memory), enforcing the size cap while it does.
  *
- * CSRF protection stays on: a multipart request is a "simple" request a browser sends cross-site
- * without a preflight, so Apollo Server refuses it unless it carries `apollo-require-preflight` or
- * `x-apollo-operation-name`. Such a request is refused here before its body is read at all, by
- * leaving the body unparsed and letting Apollo's own check answer.
+ * Nothing of a multipart body is read before two checks pass, so a client without a right to
+ * upload cannot make the gateway spool 100 MiB first:
+ * - CSRF: a multipart request is a "simple" request a browser sends cross-site without a
+ *   preflight, so Apollo Server refuses it unless it carries `apollo-require-preflight` or
+ *   `x-apollo-operation-name`; such a request is left unparsed and Apollo's own check answers;
+ * - credentials: every upload needs a bearer token (the one `Upload` argument is a mutation's), so
+ *   a multipart request without one is answered 401 UNAUTHENTICATED, and its connection closed.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import processRequest from 'graphql-upload/processRequest.mjs';
+import { ErrorCode } from '../../errors/error-codes.ts';
+import { GatewayError } from '../../errors/gateway-errors.ts';
+import { bearerToken } from '../../upstream/credential.ts';
+import { replyWithGraphQLError } from '../graphql-route/graphql-error-reply.ts';
 
 export interface GraphQLMultipartOptions {
   /** Largest file, bytes (`UPLOAD_MAX_BYTES`). */
@@ -63,6 +70,19 @@ export function acceptGraphQLMultipart(
   scope.addHook('preValidation', async (request, reply) => {
     if (!isMultipart(request)) return;
     if (!hasPreflightHeader(request)) return; // Apollo's CSRF prevention answers 400
+    if (!bearerToken(request.headers.authorization)) {
+      // The unread body must not be taken for the next request on this connection.
+      reply.header('connection', 'close');
+      return replyWithGraphQLError(
+        request,
+        reply,
+        401,
+        new GatewayError(
+          ErrorCode.UNAUTHENTICATED,
+          'An upload needs a bearer token (Authorization: Bearer <token>); the body was not read.',
+        ),
+      );
+    }
     try {
       request.body = await processRequest(request.raw, reply.raw, {
         // busboy counts a file that reaches its limit as truncated (it cannot know whether more

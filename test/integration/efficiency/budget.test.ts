@@ -107,4 +107,26 @@ describe('token bucket through the gateway', () => {
     const stats = await stack.sim.stats();
     expect(stats.byStatus['429']).toBe(1); // the one that told us; none after
   });
+
+  it('sends one probe for a credential another client spent, then only what is left: no 429 for a 20-field query', async () => {
+    stack = await startStack({ sim: { rateLimit: 40, rateWindowSec: 120 } }); // gateway: 600
+    // Another client of the same token spends the window down to 5, behind the gateway's back.
+    for (let i = 0; i < 35; i += 1)
+      await stack.sim.call('GET', '/v2/certificates/subscriptions/search', { token: 'demo-token' });
+    const fields = Array.from(
+      { length: 20 },
+      (_, i) =>
+        `c${i}: certificateCustomer(customerId: "demo-customer") { certificate(certificateId: "${certId(i + 1)}") { certificateId } }`,
+    );
+    const { body } = await stack.gql(`{ ${fields.join(' ')} }`);
+    const answered = Object.values(body.data as Record<string, { certificate: unknown }>).filter(
+      (value) => value.certificate !== null,
+    );
+    const limited = body.errors.filter((e: any) => e.extensions.code === 'RATE_LIMITED');
+    // The probe and the 4 the window still had: 5 answered, the other 15 refused locally.
+    expect(answered).toHaveLength(5);
+    expect(limited).toHaveLength(15);
+    const stats = await stack.sim.stats();
+    expect(stats.byStatus['429']).toBeUndefined();
+  });
 });

@@ -4,6 +4,7 @@
  * are refused before any upstream call.
  */
 import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { postMultipart, smallZip } from '../../support/graphql-multipart.ts';
@@ -105,6 +106,37 @@ describe('uploadAppSource', () => {
       headers: { 'x-apollo-operation-name': 'Upload' },
     });
     expect(accepted.body.data.uploadAppSource.userErrors).toEqual([]);
+  });
+
+  it('refuses a multipart request without a bearer token before reading its body', async () => {
+    // 1 KiB of a body announced as 60 MiB, then nothing: only an answer that does not wait for the
+    // rest can arrive.
+    const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL('/graphql', stack.url);
+      const req = httpRequest(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'multipart/form-data; boundary=----weft',
+          'content-length': String(60 * 1024 * 1024),
+          'apollo-require-preflight': 'true',
+        },
+      });
+      const timer = setTimeout(() => reject(new Error('no answer before the body')), 5_000);
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => {
+          clearTimeout(timer);
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      });
+      req.on('error', () => undefined);
+      req.write(Buffer.alloc(1024, 'a'));
+    });
+    expect(response.status).toBe(401);
+    expect(JSON.parse(response.body).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(await stack.upstreamCalls()).toBe(0);
   });
 
   it('refuses a JSON request that passes text for the Upload', async () => {

@@ -54,6 +54,7 @@ describe('fallback bucket store', () => {
   it('falls back to the local share when Redis fails or is down: never unlimited', async () => {
     for (const breakIt of ['fail', 'unusable'] as const) {
       const harness = setup();
+      await harness.store.correct('c', undefined, {}); // an answer: no slow-start probe
       harness[breakIt](true);
       const verdicts = [];
       for (let i = 0; i < 12; i += 1) verdicts.push(await harness.store.take('c', undefined));
@@ -64,12 +65,12 @@ describe('fallback bucket store', () => {
 
   it('keeps the local share informed, and skips Redis for corrections that change nothing', async () => {
     const { store, calls, fail } = setup();
-    await store.correct('c', undefined, { remaining: 3, resetMs: 30_000 });
+    await store.correct('c', undefined, { remaining: 12, resetMs: 30_000 });
     expect(calls).toEqual(['correct']);
-    await store.correct('c', undefined, { remaining: 3, resetMs: 30_000, redundant: true });
+    await store.correct('c', undefined, { remaining: 12, resetMs: 30_000, redundant: true });
     expect(calls).toEqual(['correct']);
     fail(true);
-    // The local share learned that only 3 are left in the window.
+    // The local share learned that only 12 are left in the window, of which its share is 3.
     const verdicts = [];
     for (let i = 0; i < 5; i += 1) verdicts.push(await store.take('c', undefined));
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(3);

@@ -28,6 +28,16 @@ const fresh = () => `cred-${process.pid}-${Date.now()}-${(n += 1)}`;
 
 type StoreFactory = (budget: CredentialBudget, share?: number) => BucketStore;
 
+/**
+ * A credential the upstream has answered (an answer without RateLimit headers): its view is fresh,
+ * so no slow-start probe holds its takes back.
+ */
+async function known(store: BucketStore): Promise<string> {
+  const id = fresh();
+  await store.correct(id, undefined, {});
+  return id;
+}
+
 async function takeN(store: BucketStore, id: string, count: number, routeClass?: RouteClass) {
   const verdicts = [];
   for (let i = 0; i < count; i += 1) verdicts.push(await store.take(id, routeClass));
@@ -38,7 +48,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
   describe(`${name} bucket store`, () => {
     it('gives the capacity, then refuses with the wait for the next token', async () => {
       const store = factory()({ capacity: 5, windowMs: 60_000 });
-      const id = fresh();
+      const id = await known(store);
       const verdicts = await takeN(store, id, 6);
       expect(verdicts.slice(0, 5).every((v) => v.allowed)).toBe(true);
       expect(verdicts[4]?.budget).toMatchObject({ limit: 5, remaining: 0 });
@@ -75,7 +85,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
 
     it('is full again when the known window ends', async () => {
       const store = factory()({ capacity: 3, windowMs: 60_000 });
-      const id = fresh();
+      const id = await known(store);
       await takeN(store, id, 3);
       await store.correct(id, undefined, { remaining: 0, resetMs: 250 });
       expect((await store.take(id, undefined)).allowed).toBe(false);
@@ -108,7 +118,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     it('keeps a route class to its limit in any window, across credentials', async () => {
       const store = factory()({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...CLASS, name: `class-${fresh()}` };
-      const [a, b] = [fresh(), fresh()];
+      const [a, b] = [await known(store), await known(store)];
       const first = [
         ...(await takeN(store, a, 2, routeClass)),
         ...(await takeN(store, b, 2, routeClass)),
@@ -126,7 +136,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     it('keeps per-credential classes apart', async () => {
       const store = factory()({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...PER_CREDENTIAL, name: `pc-${fresh()}` };
-      const [a, b] = [fresh(), fresh()];
+      const [a, b] = [await known(store), await known(store)];
       expect((await takeN(store, a, 4, routeClass)).map((v) => v.allowed)).toEqual([
         true,
         true,
@@ -152,9 +162,45 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect((await store.take(id, undefined)).allowed).toBe(true);
     });
 
+    it('lets one probe out for a credential it has not heard of, then what the answer leaves', async () => {
+      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const id = fresh();
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: true });
+      const waiting = await store.take(id, undefined);
+      expect(waiting).toMatchObject({ allowed: false, deniedBy: 'probe' });
+      expect(waiting.waitMs).toBeLessThanOrEqual(10);
+      // The probe's answer: another client spent the window down to 3.
+      await store.correct(id, undefined, { limit: 100, remaining: 3, resetMs: 30_000 });
+      const verdicts = await takeN(store, id, 4);
+      expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, false]);
+      expect(verdicts[3]?.deniedBy).toBe('credential');
+    });
+
+    it('probes again once the known window has ended', async () => {
+      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const id = await known(store);
+      await store.correct(id, undefined, { remaining: 50, resetMs: 150 });
+      expect((await takeN(store, id, 2)).every((v) => v.allowed)).toBe(true);
+      await sleep(200);
+      expect((await store.take(id, undefined)).allowed).toBe(true);
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
+    });
+
+    it('honours a Retry-After longer than the window for one window, then probes', async () => {
+      const store = factory()({ capacity: 100, windowMs: 300 });
+      const id = await known(store);
+      await store.correct(id, undefined, { blockMs: 86_400_000 });
+      const blocked = await store.take(id, undefined);
+      expect(blocked).toMatchObject({ allowed: false, deniedBy: 'credential' });
+      expect(blocked.waitMs).toBeLessThanOrEqual(300);
+      await sleep(350);
+      expect((await store.take(id, undefined)).allowed).toBe(true);
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
+    });
+
     it('hands out only its share of every limit', async () => {
       const store = factory()({ capacity: 40, windowMs: 60_000 }, 0.25);
-      const id = fresh();
+      const id = await known(store);
       const verdicts = await takeN(store, id, 11);
       expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
       expect(verdicts[0]?.budget.limit).toBe(10);
@@ -163,6 +209,20 @@ function bucketCases(name: string, factory: () => StoreFactory) {
 }
 
 bucketCases('memory', () => (budget, share) => createMemoryBucketStore({ budget, share }));
+
+describe('a fallback share', () => {
+  it('applies to what the upstream says is left, not only to the capacity', async () => {
+    // Redis died late in a window: 8 calls left for everyone, this replica's share is a quarter.
+    const store = createMemoryBucketStore({
+      budget: { capacity: 600, windowMs: 60_000 },
+      share: 0.25,
+    });
+    const id = fresh();
+    await store.correct(id, undefined, { limit: 600, remaining: 8, resetMs: 30_000 });
+    const verdicts = await takeN(store, id, 3);
+    expect(verdicts.map((v) => v.allowed)).toEqual([true, true, false]);
+  });
+});
 
 describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
   const prefix = testPrefix('bucket');
@@ -187,7 +247,7 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
       const replicas = [redis.connection(), other].map((c) =>
         createRedisBucketStore({ client: c.client, budget, prefix }),
       );
-      const id = fresh();
+      const id = await known(replicas[0]!);
       const verdicts = await Promise.all(
         Array.from({ length: 60 }, (_, i) => replicas[i % 2]!.take(id, undefined)),
       );
@@ -217,6 +277,7 @@ describe('token bucket limiter', () => {
       maxWaitMs: 250,
     });
     const id = fresh();
+    await limiter.observe(id, undefined, {});
     for (let i = 0; i < 10; i += 1) await limiter.acquire(id, undefined);
     const started = Date.now();
     await limiter.acquire(id, undefined); // the next token comes 100 ms later
@@ -236,6 +297,25 @@ describe('token bucket limiter', () => {
       code: ErrorCode.RATE_LIMITED,
       details: { retryAfterSec: 42, limiter: 'CREDENTIAL' },
     });
+  });
+
+  it("holds a stale credential's calls for its probe's answer, then lets out only what is left", async () => {
+    const store = createMemoryBucketStore({ budget: { capacity: 600, windowMs: 1_399_000 } });
+    const limiter = createTokenBucketLimiter({ store, maxWaitMs: 250 });
+    const id = fresh();
+    // One query with 20 root fields: 20 calls at once, for a credential another client has used.
+    const outcomes = Array.from({ length: 20 }, () =>
+      limiter.acquire(id, undefined).then(
+        () => 'sent',
+        () => 'refused',
+      ),
+    );
+    await sleep(50);
+    // The probe's answer: 5 left in the window.
+    await limiter.observe(id, undefined, { limit: 600, remaining: 5, resetMs: 600_000 });
+    const settled = await Promise.all(outcomes);
+    expect(settled.filter((o) => o === 'sent')).toHaveLength(1 + 5);
+    expect(settled.filter((o) => o === 'refused')).toHaveLength(14);
   });
 
   it('answers the budget without spending it', async () => {
