@@ -182,6 +182,19 @@ const ConfigSchema = z.object({
   UPSTREAM_CONNECTIONS: int(1, 1024)
     .default(64)
     .describe('Keep-alive connections to the upstream.'),
+  REQUEST_TIMEOUT_MS: int(1_000, 3_600_000)
+    .default(60_000)
+    .describe(
+      'Bound for receiving a whole request, headers and body (uploads included): a slower one gets 408 and its connection is closed, so a client trickling a byte every few seconds cannot hold a socket. At 60 s a 100 MiB upload needs about 14 Mbit/s; raise it for slower links.',
+    ),
+  HEADERS_TIMEOUT_MS: int(1_000, 3_600_000)
+    .default(10_000)
+    .describe("Bound for receiving a request's headers; past it the connection is closed."),
+  KEEPALIVE_TIMEOUT_MS: int(1_000, 600_000)
+    .default(72_000)
+    .describe(
+      'How long an idle keep-alive connection stays open. Above the 60 s idle timeout of common load balancers, so they never reuse a connection the gateway is closing.',
+    ),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000)
     .default(8_000)
     .describe('Bound for finishing in-flight requests on SIGTERM/SIGINT.'),
@@ -355,6 +368,7 @@ const ORDERED_PAIRS = [
   ['UPSTREAM_BODY_TIMEOUT_MS', 'UPSTREAM_DEADLINE_MS'],
   ['UPSTREAM_BUCKET_WAIT_MS', 'UPSTREAM_DEADLINE_MS'],
   ['REDIS_COMMAND_TIMEOUT_MS', 'REDIS_CONNECT_TIMEOUT_MS'],
+  ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'],
 ] as const satisfies readonly (readonly [keyof ParsedConfig, keyof ParsedConfig])[];
 
 /** Rules that involve more than one variable; each message names the variables. */

@@ -2,6 +2,7 @@
  * Assembles the gateway: upstream client, schema, Apollo Server on Fastify, health routes.
  * `main.ts` and the tests call {@link createGateway}; nothing here reads the environment.
  */
+import { createServer } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -76,6 +77,21 @@ export async function createGateway(
 
   const schema = await buildGatewaySchema();
   const app = Fastify({
+    // Every socket phase is bounded (docs/security.md "Slow clients"); the check runs every second,
+    // so a slow request is answered 408 within a second of its bound, not Node's default 30 s.
+    serverFactory: (handler) =>
+      createServer(
+        {
+          requestTimeout: config.REQUEST_TIMEOUT_MS,
+          headersTimeout: config.HEADERS_TIMEOUT_MS,
+          keepAliveTimeout: config.KEEPALIVE_TIMEOUT_MS,
+          connectionsCheckingInterval: 1_000,
+        },
+        handler,
+      ),
+    // Fastify sets these on the server too: the same values.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.KEEPALIVE_TIMEOUT_MS,
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdOf,
     // JSON bodies; multipart uploads are streamed and capped by UPLOAD_MAX_BYTES instead.

@@ -2,8 +2,9 @@
  * graphql-ws (the `graphql-transport-ws` protocol) on WebSocket upgrades of the GraphQL path. The
  * bearer token travels in the connection parameters — `{authorization: 'Bearer …'}` or `{token}` —
  * because browsers cannot set headers on a WebSocket; a non-browser client may also send the
- * `Authorization` header with the upgrade. A connection without a token is accepted, and each of its
- * subscriptions fails UNAUTHENTICATED, exactly like an HTTP request without one.
+ * `Authorization` header with the upgrade. A connection that never authenticates is closed: without
+ * `connection_init` within {@link CONNECTION_INIT_WAIT_MS} (4408), or with no token in it or on the
+ * upgrade (4403 Forbidden), so an idle socket cannot be held open for free.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -44,6 +45,8 @@ function tokenOf(
 }
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** How long a socket may stay open before its `connection_init`. */
+export const CONNECTION_INIT_WAIT_MS = 3_000;
 
 const pathOf = (url: string | undefined): string => (url ?? '').split('?')[0] ?? '';
 
@@ -67,6 +70,9 @@ export function registerGraphQLWs(
   const server = useServer<Record<string, unknown>>(
     {
       isProd: options.isProduction,
+      connectionInitWaitTimeout: CONNECTION_INIT_WAIT_MS,
+      // No token, no connection (graphql-ws answers `false` with 4403 Forbidden).
+      onConnect: (ctx) => tokenOf(ctx.connectionParams, ctx.extra.request) !== undefined,
       onSubscribe: (ctx, id, payload) => {
         const requestId = randomUUID();
         const prepared = prepareSubscription(options, payload, () => {

@@ -152,12 +152,13 @@ describe('errors as results', () => {
     }
   });
 
-  it('is UNAUTHENTICATED without a token, before any upstream call', async () => {
+  it('closes a WebSocket without a token (4403), and is UNAUTHENTICATED over SSE, before any upstream call', async () => {
     const client = wsClient(stack.url, {});
     try {
       const ws = await collectWs(client, SUB_JOB, { jobId: 'job-0001' });
       const sse = await collectSse(stack.url, SUB_JOB, { jobId: 'job-0001' }, null);
-      expect(ws.results[0].errors[0].extensions.code).toBe('UNAUTHENTICATED');
+      expect(ws.results).toEqual([]);
+      expect((ws.failure as { code?: number }).code).toBe(4403);
       expect(sse.results[0].errors[0].extensions.code).toBe('UNAUTHENTICATED');
       expect(await stack.upstreamCalls()).toBe(0);
     } finally {
