@@ -249,6 +249,16 @@ const ConfigSchema = z.object({
   APQ_TTL_SEC: int(1)
     .default(86_400)
     .describe('How long an automatic persisted query stays registered.'),
+  APQ_MAX_PER_CREDENTIAL: int(1, 1_000_000)
+    .default(1_000)
+    .describe(
+      'Automatic persisted queries one credential may register per APQ_TTL_SEC (unauthenticated clients register none).',
+    ),
+  RESPONSE_CACHE_MAX_PER_CREDENTIAL: int(1, 1_000_000)
+    .default(2_000)
+    .describe(
+      'Whole responses stored for replay per credential per hour; past it, responses are still answered, not stored.',
+    ),
   TRUSTED_DOCUMENTS_PATH: z
     .string()
     .min(1)

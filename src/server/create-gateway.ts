@@ -25,6 +25,7 @@ import { createProductionPolicy } from './production-policy.ts';
 import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.ts';
 import { responseReplayPlugin } from './response-cache/response-replay.hook.ts';
 import { graphqlRoute } from './graphql-route/graphql-route.plugin.ts';
+import { createCredentialQuota } from './credential-quota.ts';
 import { createGatewayMetrics } from '../observability/metrics.ts';
 import { registerMetricsRoute } from '../observability/metrics.routes.ts';
 import { observabilityPlugin } from './observability-plugin.ts';
@@ -114,6 +115,7 @@ export async function createGateway(
     app.log,
     GRAPHQL_PATH,
     upstreamStack.redis,
+    credentialFor,
   );
   const responseCache =
     config.RESPONSE_CACHE && upstreamStack.cache
@@ -137,7 +139,21 @@ export async function createGateway(
       requestLifecyclePlugin(),
       upstreamFactsPlugin(),
       observabilityPlugin(metrics, tracing),
-      ...(responseCache ? [responseReplayPlugin(responseCache)] : []),
+      ...(responseCache
+        ? [
+            responseReplayPlugin(
+              responseCache,
+              createCredentialQuota({
+                name: 'replay',
+                max: config.RESPONSE_CACHE_MAX_PER_CREDENTIAL,
+                windowMs: 3_600_000,
+                redis: upstreamStack.redis,
+                prefix: config.REDIS_KEY_PREFIX,
+                logger: app.log,
+              }),
+            ),
+          ]
+        : []),
       ...policy.plugins,
     ],
   });
@@ -161,6 +177,7 @@ export async function createGateway(
     sse,
     maxUploadBytes: config.UPLOAD_MAX_BYTES,
     explorer: policy.explorer,
+    apqRegistration: policy.apqRegistration,
     replay: responseCache && { cache: responseCache, credentialFor, metrics },
     contextOf: async (request) => {
       const token = bearerToken(request.headers.authorization);

@@ -5,7 +5,10 @@
  * subscription transports.
  */
 import type { ApolloServerOptions, ApolloServerPlugin } from '@apollo/server';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { CredentialFactory } from '../upstream/credential.ts';
+import { createCredentialQuota } from './credential-quota.ts';
+import { createApqRegistrationHook } from './persisted-operations/apq-registration.hook.ts';
 import type { Config } from '../config.ts';
 import type { RedisConnection } from '../upstream/redis-connection.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
@@ -36,6 +39,8 @@ export interface ProductionPolicy {
   readonly pipeline: OperationPipeline;
   /** The explorer's page (EXPLORER on), served by the GraphQL route. */
   readonly explorer: ExplorerPage | undefined;
+  /** Who may register APQ documents (the GraphQL route's hook); absent with trusted documents. */
+  readonly apqRegistration: preHandlerAsyncHookHandler | undefined;
   /** Releases what the policy holds (today nothing: it borrows the stack's Redis connection). */
   close(): Promise<void>;
 }
@@ -48,6 +53,7 @@ export async function createProductionPolicy(
   graphqlPath: string,
   /** The upstream stack's connection (one per process); its owner closes it. */
   redis: RedisConnection | undefined,
+  credentialFor: CredentialFactory,
 ): Promise<ProductionPolicy> {
   const limits = operationLimitsOf(config);
   const persisted = await createPersistedOperations({
@@ -57,6 +63,19 @@ export async function createProductionPolicy(
     logger,
   });
   const pipeline = createOperationPipeline(limits, persisted.trusted);
+  const apqRegistration = persisted.trusted
+    ? undefined
+    : createApqRegistrationHook({
+        credentialFor,
+        quota: createCredentialQuota({
+          name: 'apq',
+          max: config.APQ_MAX_PER_CREDENTIAL,
+          windowMs: config.APQ_TTL_SEC * 1000,
+          redis,
+          prefix: config.REDIS_KEY_PREFIX,
+          logger,
+        }),
+      });
   const explorer = config.EXPLORER ? await registerExplorer(app, { graphqlPath }) : undefined;
 
   const store: IdempotencyStore = redis
@@ -71,6 +90,7 @@ export async function createProductionPolicy(
     },
     pipeline,
     explorer,
+    apqRegistration,
     plugins: [
       pipeline.apolloPlugin(),
       idempotencyPlugin({

@@ -8,14 +8,19 @@
  *   preValidation  a multipart upload's body is streamed in (behind the CSRF preflight header)
  *   preHandler     document checks (size, tokens, trusted documents) → a subscription that asks
  *                  for `text/event-stream` becomes an SSE stream → anything else must accept
- *                  JSON (406); then whole-response replay
+ *                  JSON (406); then APQ registration rights; then whole-response replay
  *   handler        Apollo Server: parse, validation, variables, cost, idempotency, execution
  *
  * graphql-ws is the same path's WebSocket upgrade (subscriptions/graphql-ws.transport.ts).
  */
 import type { ApolloServer } from '@apollo/server';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
@@ -45,6 +50,8 @@ export interface GraphqlRouteOptions {
   readonly explorer?: ExplorerPage | undefined;
   /** With the whole-response cache on. */
   readonly replay?: ResponseReplayOptions | undefined;
+  /** Who may register an APQ document (absent in trusted-documents mode). */
+  readonly apqRegistration?: preHandlerAsyncHookHandler | undefined;
 }
 
 export async function graphqlRoute(
@@ -99,6 +106,7 @@ export async function graphqlRoute(
     );
   });
 
+  if (options.apqRegistration) scope.addHook('preHandler', options.apqRegistration);
   scope.decorateRequest('replayKey', undefined);
   if (options.replay) scope.addHook('preHandler', createReplayHook(options.replay));
 

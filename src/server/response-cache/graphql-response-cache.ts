@@ -11,6 +11,8 @@
  * request; the document already passed every limit when it was first answered.
  */
 import { createHash } from 'node:crypto';
+import { stripIgnoredCharacters } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import type { ResponseCache } from '../../upstream/response-cache.ts';
 import type { Replayability } from '../../upstream/request-facts.ts';
 
@@ -44,6 +46,26 @@ export interface GraphqlResponseCache {
 
 const PREFIX = 'graphql-response:';
 
+/** Documents already normalised (the same few documents arrive again and again). */
+const normalized = new LRUCache<string, string>({ max: 1_000 });
+
+/**
+ * The document without comments and insignificant whitespace: the same query written twice is one
+ * entry, not one per comment or indentation (a client cannot grow the cache by rewording).
+ */
+function normalizedDocument(query: string): string {
+  let text = normalized.get(query);
+  if (text === undefined) {
+    try {
+      text = stripIgnoredCharacters(query);
+    } catch {
+      text = query; // not a document: Apollo refuses it, nothing is stored
+    }
+    normalized.set(query, text);
+  }
+  return text;
+}
+
 export function createGraphqlResponseCache(
   cache: ResponseCache,
   now: () => number = Date.now,
@@ -56,7 +78,7 @@ export function createGraphqlResponseCache(
           JSON.stringify([
             parts.credentialId,
             parts.storeIdHeader ?? null,
-            parts.query ?? null,
+            parts.query === undefined ? null : normalizedDocument(parts.query),
             parts.persistedHash ?? null,
             parts.operationName ?? null,
             parts.variables ?? null,

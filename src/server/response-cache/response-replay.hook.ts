@@ -10,6 +10,7 @@ import type { CredentialFactory } from '../../upstream/credential.ts';
 import { bearerToken } from '../../upstream/credential.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
 import { jsonResponseType } from '../graphql-route/media-types.ts';
+import type { CredentialQuota } from '../credential-quota.ts';
 import type { GraphqlResponseCache } from './graphql-response-cache.ts';
 
 declare module 'fastify' {
@@ -83,6 +84,8 @@ export function createReplayHook(options: ResponseReplayOptions) {
 /** Offers each successful query response to the cache (it decides whether it may be replayed). */
 export function responseReplayPlugin(
   cache: GraphqlResponseCache,
+  /** Stored responses per credential (RESPONSE_CACHE_MAX_PER_CREDENTIAL): past it, none. */
+  quota: CredentialQuota,
 ): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
@@ -94,6 +97,9 @@ export function responseReplayPlugin(
           const result = response.body.singleResult;
           if (operation?.operation !== 'query' || result.errors?.length || result.data == null)
             return;
+          const credential = contextValue.credential;
+          if (!credential || !facts.replayability.cacheable) return;
+          if (!(await quota.take(credential.id))) return;
           await cache
             .offer(key, { data: result.data }, operationName ?? null, facts.replayability)
             .catch((error: unknown) =>

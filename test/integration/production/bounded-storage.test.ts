@@ -1,0 +1,81 @@
+/**
+ * What a client can make the gateway store is bounded: APQ documents only for authenticated
+ * clients and at most APQ_MAX_PER_CREDENTIAL each; replayable responses keyed by the normalised
+ * document (a comment or whitespace is not a new entry) and at most RESPONSE_CACHE_MAX_PER_CREDENTIAL
+ * each.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const persisted = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
+const document = (n: number | string) =>
+  `# ${randomUUID()}\nquery Q${n} { certificateCustomer(customerId: "demo-customer") { certificates(first: ${Number(n) || 1}) { totalCount } } }`;
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({
+    env: { APQ_MAX_PER_CREDENTIAL: '2', RESPONSE_CACHE_MAX_PER_CREDENTIAL: '2' },
+  });
+});
+afterAll(() => stack.close());
+
+async function post(body: unknown, token: string | null = 'demo-token') {
+  const res = await fetch(`${stack.url}/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  return { headers: res.headers, body: (await res.json()) as any };
+}
+
+/** Whether the document is registered: its hash alone runs it. */
+const registered = async (query: string, token: string | null = 'demo-token') =>
+  (await post({ extensions: persisted(sha256(query)) }, token)).body.errors?.[0]?.message !==
+  'PersistedQueryNotFound';
+
+// APQ first: its operations run with demo-token; the response-cache cases use other credentials.
+describe('APQ registration', () => {
+  it('stores nothing for an unauthenticated client, but still runs its operation', async () => {
+    const query = `# ${randomUUID()}\n{ __typename }`;
+    const answer = await post({ query, extensions: persisted(sha256(query)) }, null);
+    expect(answer.body.data).toEqual({ __typename: 'Query' });
+    expect(await registered(query, null)).toBe(false);
+  });
+
+  it('stores at most APQ_MAX_PER_CREDENTIAL documents per credential', async () => {
+    const queries = [1, 2, 3].map(document);
+    for (const query of queries) {
+      const answer = await post({ query, extensions: persisted(sha256(query)) });
+      expect(answer.body.errors).toBeUndefined(); // every operation runs
+    }
+    expect(await Promise.all(queries.map((q) => registered(q)))).toEqual([true, true, false]);
+  });
+});
+
+describe('whole-response cache', () => {
+  it('keys by the normalised document: a comment or whitespace is the same entry', async () => {
+    const query = `query Same { certificateCustomer(customerId: "demo-customer") { certificates(first: 4) { totalCount } } }`;
+    await post({ query }, 'demo-readonly');
+    const reworded = await post(
+      { query: `# a comment\n${query.replaceAll(' ', '   ')}` },
+      'demo-readonly',
+    );
+    expect(reworded.headers.get('x-weft-response-cache')).toBe('hit');
+  });
+
+  it('stores at most RESPONSE_CACHE_MAX_PER_CREDENTIAL responses per credential', async () => {
+    const queries = [5, 6, 7].map(
+      (n) =>
+        `query Q${n} { certificateCustomer(customerId: "demo-customer") { certificates(first: ${n}) { totalCount } } }`,
+    );
+    // demo-readonly stored one response above: one more fits, then none.
+    for (const query of queries) await post({ query }, 'demo-readonly');
+    const again = await Promise.all(queries.map((query) => post({ query }, 'demo-readonly')));
+    expect(again.map((r) => r.headers.get('x-weft-response-cache'))).toEqual(['hit', null, null]);
+  });
+});
