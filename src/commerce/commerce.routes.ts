@@ -45,6 +45,8 @@ export const COMMERCE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
     method: 'GET',
     route: COMMERCE_ROUTES.channel,
     cache: cacheFor({ kind: 'channel', ttlSec: 600, tags: channelTags }),
+    // "a token that can list channels may receive 401 there" (commerce document).
+    resourceScoped401: true,
   },
   {
     method: 'GET',

@@ -23,6 +23,9 @@ export function correctionOf(
   const base: BudgetCorrection = headers
     ? { limit: headers.limit, remaining: headers.remaining, resetMs: headers.resetSec * 1000 }
     : {};
+  // The upstream refuses a bad token before it counts the call per IP (simulator decision, see
+  // docs/simulator.md): the route class gets the call back, the credential stays unproven.
+  if (response.status === 401) return { ...base, unauthenticated: true };
   if (response.status !== 429) return base;
   const blockMs = retryAfterSeconds(parseErrorEnvelope(response.body), response.headers) * 1000;
   // A 429 while the credential's window still has room is the route class's limit (a per-IP or
@@ -42,7 +45,9 @@ export function isRedundant(
   taken: BudgetSnapshot,
   correction: BudgetCorrection,
 ): boolean {
-  if (status === 429 || correction.blockMs !== undefined) return false;
+  if (status === 429 || correction.blockMs !== undefined || correction.unauthenticated) {
+    return false;
+  }
   const { limit, remaining, resetMs } = correction;
   if (limit === undefined || remaining === undefined || resetMs === undefined) return false;
   const resetSec = resetMs / 1000;

@@ -2,7 +2,7 @@
  * Builds the one upstream client from the configuration, in this order (README "Layers", docs/efficiency.md):
  *
  *   path-parameter check → cache (keyv, credential-scoped) → singleflight → redaction → [deadline + retries]
- *     → circuit breaker → token bucket → undici
+ *     → refused-token check → circuit breaker → token bucket → undici
  *
  * The token bucket wraps the transport so that every attempt, retries included, is paid for; the
  * cache and singleflight wrap the client so that a hit costs no attempt at all. With `REDIS_URL`, the
@@ -33,6 +33,7 @@ import { createCircuitBreaker } from './circuit-breaker.ts';
 import { createInstrumentedTransport } from './instrumented-transport.ts';
 import { createPathParamGuard } from './path-params.ts';
 import { createRedactingClient } from './redacting-client.ts';
+import { createRefusedCredentialTransport } from './refused-credentials.ts';
 import type { RouteTable } from './upstream-routes.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
@@ -111,17 +112,21 @@ export function createUpstreamStack(
     log.warn('UPSTREAM_LIMITER=off: nothing keeps this gateway within the upstream budget');
   }
   const retrying = createUpstreamClient({
-    // The breaker sits outside the budget: an open circuit spends no token.
-    transport: createBreakerTransport(
-      config.UPSTREAM_LIMITER === 'on' ? createBudgetedTransport(http, limiter, routes) : http,
-      createCircuitBreaker({
-        failureThreshold: config.BREAKER_FAILURE_THRESHOLD,
-        openMs: config.BREAKER_OPEN_MS,
-        onStateChange: (breakerClass, state) => {
-          metrics?.breakerState(breakerClass, state);
-          log.warn({ breakerClass, state }, 'upstream circuit changed state');
-        },
-      }),
+    // A refused token is refused before everything; the breaker sits outside the budget: an open
+    // circuit spends no token.
+    transport: createRefusedCredentialTransport(
+      createBreakerTransport(
+        config.UPSTREAM_LIMITER === 'on' ? createBudgetedTransport(http, limiter, routes) : http,
+        createCircuitBreaker({
+          failureThreshold: config.BREAKER_FAILURE_THRESHOLD,
+          openMs: config.BREAKER_OPEN_MS,
+          onStateChange: (breakerClass, state) => {
+            metrics?.breakerState(breakerClass, state);
+            log.warn({ breakerClass, state }, 'upstream circuit changed state');
+          },
+        }),
+        routes,
+      ),
       routes,
     ),
     deadlineMs: config.UPSTREAM_DEADLINE_MS,

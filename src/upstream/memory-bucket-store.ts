@@ -13,6 +13,7 @@ import {
   probeWaitMs,
   refillBucket,
   shareOf,
+  sharedClassLimits,
   snapshotOf,
   type BucketState,
   type BucketStore,
@@ -52,32 +53,67 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Buck
     return state;
   };
 
-  const classLogOf = (credentialId: string, routeClass: RouteClass, at: number): ClassLog => {
-    const key = routeClass.perCredential ? `${routeClass.name}:${credentialId}` : routeClass.name;
+  const logAt = (key: string, windowMs: number, at: number): ClassLog => {
     let log = classes.get(key);
     if (!log) {
       log = { calls: [], blockedUntil: 0 };
       classes.set(key, log);
     }
-    const horizon = at - routeClass.windowMs;
+    const horizon = at - windowMs;
     let drop = 0;
     while (drop < log.calls.length && (log.calls[drop] ?? 0) <= horizon) drop += 1;
     if (drop > 0) log.calls.splice(0, drop);
     return log;
   };
 
-  const classWaitMs = (log: ClassLog, routeClass: RouteClass, at: number): number => {
+  /** The class's own log (per credential, or one for everyone). */
+  const classLogOf = (credentialId: string, routeClass: RouteClass, at: number): ClassLog =>
+    logAt(
+      routeClass.perCredential ? `${routeClass.name}:${credentialId}` : routeClass.name,
+      routeClass.windowMs,
+      at,
+    );
+
+  /**
+   * Every window a call of this class must find room in, with its limit: the class's, and for a
+   * shared class the credential's fair share and — for a credential never answered — the
+   * unproven credentials' pool.
+   */
+  const windowsOf = (
+    credentialId: string,
+    routeClass: RouteClass,
+    state: BucketState,
+    at: number,
+  ): { log: ClassLog; limit: number }[] => {
+    const limit = shareOf(routeClass.limit, share);
+    const windows = [{ log: classLogOf(credentialId, routeClass, at), limit }];
+    const sub = sharedClassLimits(routeClass, limit);
+    if (sub.perCredential > 0) {
+      const key = `${routeClass.name}:credential:${credentialId}`;
+      windows.push({ log: logAt(key, routeClass.windowMs, at), limit: sub.perCredential });
+    }
+    if (sub.unproven > 0 && state.freshUntil === 0) {
+      const key = `${routeClass.name}:unproven`;
+      windows.push({ log: logAt(key, routeClass.windowMs, at), limit: sub.unproven });
+    }
+    return windows;
+  };
+
+  const waitIn = (log: ClassLog, limit: number, windowMs: number, at: number): number => {
     if (log.blockedUntil > at) return log.blockedUntil - at;
-    if (log.calls.length < shareOf(routeClass.limit, share)) return 0;
-    return Math.max(1, (log.calls[0] ?? at) + routeClass.windowMs - at);
+    if (log.calls.length < limit) return 0;
+    return Math.max(1, (log.calls[0] ?? at) + windowMs - at);
   };
 
   return {
     async take(credentialId, routeClass) {
       const at = now();
       const state = bucketAt(credentialId, at);
-      const log = routeClass ? classLogOf(credentialId, routeClass, at) : undefined;
-      const classWait = log && routeClass ? classWaitMs(log, routeClass, at) : 0;
+      const windows = routeClass ? windowsOf(credentialId, routeClass, state, at) : [];
+      const classWait = Math.max(
+        0,
+        ...windows.map(({ log, limit }) => waitIn(log, limit, routeClass?.windowMs ?? 0, at)),
+      );
       if (state.tokens < 1) {
         return {
           allowed: false,
@@ -104,7 +140,7 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Buck
         };
       }
       state.tokens -= 1;
-      log?.calls.push(at);
+      for (const { log } of windows) log.calls.push(at);
       return {
         allowed: true,
         waitMs: 0,
@@ -125,6 +161,10 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Buck
           ? {}
           : { remaining: Math.floor(correction.remaining * share) }),
       });
+      if (correction.unauthenticated && routeClass) {
+        // The upstream never counted the call: each window it was counted in gets it back.
+        for (const { log } of windowsOf(credentialId, routeClass, state, at)) log.calls.pop();
+      }
       if (correction.blockMs !== undefined && correction.blockRouteClass && routeClass) {
         const log = classLogOf(credentialId, routeClass, at);
         log.blockedUntil = Math.max(log.blockedUntil, at + correction.blockMs);

@@ -7,7 +7,9 @@
  * Keys (no token, no secret: the credential is its HMAC id):
  * - `<prefix>:bucket:<credentialId>`: hash {tokens, ts, resetAt, cap, freshUntil, probeUntil};
  * - `<prefix>:class:<class>[:<credentialId>]`: sorted set of the calls of the last window;
- * - `<prefix>:class-block:<class>[:<credentialId>]`: set while a route-class 429 lasts.
+ * - `<prefix>:class-block:<class>[:<credentialId>]`: set while a route-class 429 lasts;
+ * - for a class the gateway shares: `<prefix>:class:<class>:credential:<credentialId>` (each
+ *   credential's fair share) and `<prefix>:class:<class>:unproven` (credentials never answered).
  */
 import { randomBytes } from 'node:crypto';
 import type { BudgetSnapshot } from './budget-tracker.ts';
@@ -17,6 +19,7 @@ import {
   PROBE_LEASE_MS,
   PROBE_POLL_MS,
   STALE_AFTER_MS,
+  sharedClassLimits,
   type BucketStore,
   type BudgetCorrection,
   type CredentialBudget,
@@ -36,6 +39,18 @@ local classWindowMs = tonumber(ARGV[5])
 local staleAfterMs = tonumber(ARGV[12])
 local probeLeaseMs = tonumber(ARGV[13])
 local probePollMs = tonumber(ARGV[14])
+local fairLimit = tonumber(ARGV[15])
+local unprovenLimit = tonumber(ARGV[16])
+
+-- Wait until a call fits in a sliding-window log of this class (0: it fits now).
+local function classRoom(key, limit)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - classWindowMs)
+  if redis.call('ZCARD', key) >= limit then
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    return math.max(1, tonumber(oldest[2]) + classWindowMs - now)
+  end
+  return 0
+end
 
 local h = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'resetAt', 'cap', 'freshUntil', 'probeUntil')
 local cap = tonumber(h[4]) or cfgCap
@@ -63,10 +78,10 @@ if op == 'take' then
     if blocked > 0 then
       classWait = blocked
     else
-      redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - classWindowMs)
-      if redis.call('ZCARD', KEYS[2]) >= classLimit then
-        local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-        classWait = math.max(1, tonumber(oldest[2]) + classWindowMs - now)
+      classWait = classRoom(KEYS[2], classLimit)
+      if fairLimit > 0 then classWait = math.max(classWait, classRoom(KEYS[4], fairLimit)) end
+      if unprovenLimit > 0 and freshUntil == 0 then
+        classWait = math.max(classWait, classRoom(KEYS[5], unprovenLimit))
       end
     end
   end
@@ -92,9 +107,24 @@ if op == 'take' then
     if classLimit > 0 then
       redis.call('ZADD', KEYS[2], now, ARGV[11])
       redis.call('PEXPIRE', KEYS[2], classWindowMs)
+      if fairLimit > 0 then
+        redis.call('ZADD', KEYS[4], now, ARGV[11])
+        redis.call('PEXPIRE', KEYS[4], classWindowMs)
+      end
+      if unprovenLimit > 0 and freshUntil == 0 then
+        redis.call('ZADD', KEYS[5], now, ARGV[11])
+        redis.call('PEXPIRE', KEYS[5], classWindowMs)
+      end
     end
   end
 elseif op == 'correct' then
+  local unauthenticated = ARGV[17] == '1'
+  if unauthenticated and classLimit > 0 then
+    -- The upstream never counted the call (401): each class log it was counted in gets it back.
+    redis.call('ZREMRANGEBYRANK', KEYS[2], -1, -1)
+    if fairLimit > 0 then redis.call('ZREMRANGEBYRANK', KEYS[4], -1, -1) end
+    if unprovenLimit > 0 and freshUntil == 0 then redis.call('ZREMRANGEBYRANK', KEYS[5], -1, -1) end
+  end
   local limit = tonumber(ARGV[6])
   local remaining = tonumber(ARGV[7])
   local resetMs = tonumber(ARGV[8])
@@ -113,9 +143,11 @@ elseif op == 'correct' then
       resetAt = now + math.min(math.max(1, blockMs), windowMs)
     end
   end
-  local freshFor = staleAfterMs
-  if resetAt > 0 then freshFor = math.min(resetAt - now, staleAfterMs) end
-  freshUntil = now + freshFor
+  if not unauthenticated then
+    local freshFor = staleAfterMs
+    if resetAt > 0 then freshFor = math.min(resetAt - now, staleAfterMs) end
+    freshUntil = now + freshFor
+  end
   probeUntil = 0
 end
 
@@ -150,9 +182,16 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
 
   const keysOf = (credentialId: string, routeClass: RouteClass | undefined): string[] => {
     const bucket = `${prefix}:bucket:${credentialId}`;
-    if (!routeClass) return [bucket, `${prefix}:class:none`, `${prefix}:class-block:none`];
+    const none = `${prefix}:class:none`;
+    if (!routeClass) return [bucket, none, `${prefix}:class-block:none`, none, none];
     const name = routeClass.perCredential ? `${routeClass.name}:${credentialId}` : routeClass.name;
-    return [bucket, `${prefix}:class:${name}`, `${prefix}:class-block:${name}`];
+    return [
+      bucket,
+      `${prefix}:class:${name}`,
+      `${prefix}:class-block:${name}`,
+      `${prefix}:class:${routeClass.name}:credential:${credentialId}`,
+      `${prefix}:class:${routeClass.name}:unproven`,
+    ];
   };
 
   const run = async (
@@ -162,6 +201,9 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
     correction: BudgetCorrection = {},
   ): Promise<ScriptReply> => {
     const keys = keysOf(credentialId, routeClass);
+    const shared = routeClass
+      ? sharedClassLimits(routeClass, routeClass.limit)
+      : { perCredential: 0, unproven: 0 };
     const num = (value: number | undefined) => (value === undefined ? '-1' : String(value));
     const args = [
       op,
@@ -178,6 +220,9 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
       String(STALE_AFTER_MS),
       String(PROBE_LEASE_MS),
       String(PROBE_POLL_MS),
+      String(shared.perCredential),
+      String(shared.unproven),
+      correction.unauthenticated ? '1' : '0',
     ];
     if (sha === undefined) sha = await client.scriptLoad(TOKEN_BUCKET_LUA);
     try {

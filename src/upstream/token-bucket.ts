@@ -44,6 +44,28 @@ export const PROBE_LEASE_MS = 5_000;
 /** How often a call waiting for a probe asks again. */
 export const PROBE_POLL_MS = 10;
 
+/**
+ * Fair sharing of a route class the whole gateway shares (the upstream's per-IP limits): one
+ * credential takes at most the class's limit less this share of it, so however hard one tenant
+ * bursts, the others always find room (hosting reads: 96 of 120 a minute for one tenant, 24 kept;
+ * source uploads and deploys: 8 of 10, 2 kept)…
+ */
+export const RESERVED_SHARE_OF_SHARED_CLASS = 0.2;
+/**
+ * …and credentials the upstream has never answered (a new token, or junk) take together at most
+ * this share, so a flood of junk tokens cannot use up the class before their 401s come back.
+ */
+export const UNPROVEN_SHARE_OF_SHARED_CLASS = 0.25;
+
+/** The sub-limits of a shared class (0 for a per-credential class: none). */
+export function sharedClassLimits(routeClass: RouteClass, limit: number) {
+  if (routeClass.perCredential) return { perCredential: 0, unproven: 0 };
+  return {
+    perCredential: Math.max(1, limit - Math.ceil(limit * RESERVED_SHARE_OF_SHARED_CLASS)),
+    unproven: Math.max(1, Math.ceil(limit * UNPROVEN_SHARE_OF_SHARED_CLASS)),
+  };
+}
+
 export interface TakeVerdict {
   readonly allowed: boolean;
   /** When denied: how long until the denying bucket can give a token. */
@@ -65,6 +87,12 @@ export interface BudgetCorrection {
   readonly blockMs?: number;
   /** The 429 came from the route class's limit, not the credential's window. */
   readonly blockRouteClass?: boolean;
+  /**
+   * The upstream refused the token (401) before counting the call against the route class's limit:
+   * the class gets its call back, so junk tokens hold room only while their calls are in flight;
+   * and the credential stays unproven (never answered), whatever the answer's headers say.
+   */
+  readonly unauthenticated?: boolean;
   /**
    * The budget the take before this answer reported already agrees with it (limit and remaining no
    * higher, window end no earlier): a shared store may skip its round trip. Local stores apply it.

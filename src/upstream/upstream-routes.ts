@@ -34,6 +34,11 @@ export interface UpstreamRoute {
    * seen by any resolver. May change the answer in place (it is the gateway's own parsed copy).
    */
   readonly redact?: (data: unknown) => unknown;
+  /**
+   * A 401 here is about the resource (the token may not read this one), not the token itself:
+   * it does not get the credential refused locally (`refused-credentials.ts`).
+   */
+  readonly resourceScoped401?: boolean;
 }
 
 /** The breaker part of a call to an undeclared route. */

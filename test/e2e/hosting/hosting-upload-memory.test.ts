@@ -111,7 +111,10 @@ it(
     );
     // Twice the file, (almost) the same peak: the extra 50 MiB never sit in memory.
     expect(full.peak - half.peak).toBeLessThan(FILE_BYTES / 4);
-    expect(full.peak - baseline).toBeLessThan(FILE_BYTES * 0.75);
+    // And less than the file above the idle process: a buffered 100 MiB would add at least 100 MiB.
+    // (The first large upload itself grows the heap and socket buffers by ~60–75 MiB on this machine,
+    // whatever the file's size, so the bound leaves that room.)
+    expect(full.peak - baseline).toBeLessThan(FILE_BYTES * 0.9);
   },
 );
 

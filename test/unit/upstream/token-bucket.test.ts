@@ -198,6 +198,28 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
     });
 
+    it("keeps a fifth of a class every credential shares out of any one credential's reach", async () => {
+      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const routeClass = { ...CLASS, limit: 10, name: `fair-${fresh()}` };
+      const [a, b] = [await known(store), await known(store)];
+      const burst = await takeN(store, a, 9, routeClass);
+      expect(burst.filter((v) => v.allowed)).toHaveLength(8);
+      expect(burst[8]).toMatchObject({ allowed: false, deniedBy: 'route-class' });
+      expect((await takeN(store, b, 2, routeClass)).every((v) => v.allowed)).toBe(true);
+    });
+
+    it('lets credentials the upstream never answered take at most a quarter of a shared class', async () => {
+      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const routeClass = { ...CLASS, limit: 8, name: `unproven-${fresh()}` };
+      // Three new tokens (junk, or not yet answered): one probe each, two fit in the quarter.
+      const strangers = [fresh(), fresh(), fresh()];
+      const verdicts = [];
+      for (const id of strangers) verdicts.push(await store.take(id, routeClass));
+      expect(verdicts.map((v) => v.allowed)).toEqual([true, true, false]);
+      // A credential the upstream has answered still finds room.
+      expect((await store.take(await known(store), routeClass)).allowed).toBe(true);
+    });
+
     it('hands out only its share of every limit', async () => {
       const store = factory()({ capacity: 40, windowMs: 60_000 }, 0.25);
       const id = await known(store);

@@ -1,0 +1,45 @@
+/**
+ * Credentials the upstream has just refused (401: missing, malformed, expired or revoked token) are
+ * remembered for {@link REFUSED_CREDENTIAL_MS}, by their HMAC id only, and refused locally: their
+ * calls take nothing from the shared route-class buckets (the per-IP limits every tenant shares),
+ * the credential's budget, a socket or a circuit. A route whose 401 is about one resource rather
+ * than the token (`resourceScoped401`, e.g. a channel the token may not read) does not count.
+ */
+import { LRUCache } from 'lru-cache';
+import { ErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
+import type { Transport } from './http-transport.ts';
+import type { RouteTable } from './upstream-routes.ts';
+
+/** How long a refused token is refused locally: long enough to stop a flood, short enough for a fix. */
+export const REFUSED_CREDENTIAL_MS = 30_000;
+
+export function createRefusedCredentialTransport(
+  inner: Transport,
+  table: RouteTable,
+  now: () => number = Date.now,
+): Transport {
+  /** Credential HMAC id → until when it is refused locally. */
+  const refused = new LRUCache<string, number>({ max: 100_000 });
+  return {
+    async send(call, signal) {
+      const until = refused.get(call.credential.id);
+      if (until !== undefined && until > now()) {
+        throw new GatewayError(
+          ErrorCode.UNAUTHENTICATED,
+          'The upstream refused this token moments ago (missing, malformed, expired or revoked); re-authenticate.',
+          { retryAfterSec: Math.max(1, Math.ceil((until - now()) / 1000)) },
+        );
+      }
+      const response = await inner.send(call, signal);
+      if (response.status === 401 && !table.of(call)?.resourceScoped401) {
+        refused.set(call.credential.id, now() + REFUSED_CREDENTIAL_MS);
+      } else if (response.status < 400 && until !== undefined) {
+        refused.delete(call.credential.id);
+      }
+      return response;
+    },
+    probe: (signal) => inner.probe(signal),
+    close: () => inner.close(),
+  };
+}
