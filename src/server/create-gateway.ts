@@ -174,6 +174,7 @@ export async function createGateway(
     path: GRAPHQL_PATH,
     apollo,
     pipeline: policy.pipeline,
+    credentialFor,
     sse,
     maxUploadBytes: config.UPLOAD_MAX_BYTES,
     explorer: policy.explorer,

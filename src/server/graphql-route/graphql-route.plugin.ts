@@ -3,7 +3,8 @@
  * alone (Fastify encapsulation), so none filters on the URL, and they run in the order written
  * here — steps 1–3 of the operation pipeline (operation-pipeline.ts), then Apollo Server:
  *
- *   onRequest      a GET that prefers HTML gets the explorer page; a POST of another content type
+ *   onRequest      a client throttled for refused documents gets 429 (limits/refusal-throttle.ts);
+ *                  a GET that prefers HTML gets the explorer page; a POST of another content type
  *                  than JSON or multipart is refused (415)
  *   preValidation  a multipart upload's body is streamed in (behind the CSRF preflight header)
  *   preHandler     document checks (size, tokens, trusted documents) → a subscription that asks
@@ -24,7 +25,9 @@ import type {
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
+import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import { operationTypeOf } from '../../upstream/graphql-operation.ts';
+import { createRefusalThrottle } from '../limits/refusal-throttle.ts';
 import type { ExplorerPage } from '../explorer/explorer.routes.ts';
 import { requestedDocument } from '../limits/document-limits.ts';
 import type { OperationPipeline } from '../operation-pipeline.ts';
@@ -43,6 +46,7 @@ export interface GraphqlRouteOptions {
   readonly apollo: ApolloServer<GatewayContext>;
   readonly contextOf: (request: FastifyRequest) => Promise<GatewayContext>;
   readonly pipeline: OperationPipeline;
+  readonly credentialFor: CredentialFactory;
   readonly sse: GraphQLSseTransport;
   /** Largest uploaded file, bytes. */
   readonly maxUploadBytes: number;
@@ -59,6 +63,29 @@ export async function graphqlRoute(
   options: GraphqlRouteOptions,
 ): Promise<void> {
   const { explorer, pipeline, sse } = options;
+  const throttle = createRefusalThrottle();
+  /** Who sent a request: its credential when it has a token, else its address. */
+  const clientOf = (request: FastifyRequest): string => {
+    const token = bearerToken(request.headers.authorization);
+    return token ? `credential:${options.credentialFor(token).id}` : `address:${request.ip}`;
+  };
+
+  // First of all: a client that keeps sending refused documents waits, at no cost to anyone else.
+  scope.addHook('onRequest', async (request, reply) => {
+    const retryAfterSec = throttle.retryAfterSec(clientOf(request));
+    if (retryAfterSec === undefined) return;
+    reply.header('retry-after', String(retryAfterSec));
+    return replyWithGraphQLError(
+      request,
+      reply,
+      429,
+      new GatewayError(
+        ErrorCode.RATE_LIMITED,
+        `Too many refused operations from this client; retry in ${retryAfterSec} s`,
+        { retryAfterSec, limiter: 'REFUSALS' },
+      ),
+    );
+  });
 
   if (explorer) {
     scope.addHook('onRequest', async (request, reply) => {
@@ -75,6 +102,7 @@ export async function graphqlRoute(
     const document = requestedDocument(request);
     const refusal = document && pipeline.refuseDocument(document);
     if (refusal) {
+      throttle.noteRefusal(clientOf(request));
       request.log.info(
         { refused: refusal.details.limit ?? refusal.details.reason },
         'graphql operation refused',

@@ -75,3 +75,23 @@ describe('the same refusal on every transport', () => {
     expect(JSON.stringify(result)).not.toContain('hunter2');
   });
 });
+
+describe('a client that keeps sending refused documents', () => {
+  it('is answered 429 before its body is read, and no one else is', async () => {
+    const refused = `{ ${'apps { appId } '.repeat(25)}}`; // 25 root fields: over the limit of 20
+    for (let i = 0; i < 21; i += 1) {
+      const { status } = await stack.gql(`${refused} # ${i}`, undefined, { token: 'flood-token' });
+      expect(status).toBe(400);
+    }
+    const throttled = await stack.gql('{ __typename }', undefined, { token: 'flood-token' });
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    expect(throttled.body.errors[0].extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      limiter: 'REFUSALS',
+    });
+    const other = await stack.gql('{ __typename }');
+    expect(other.status).toBe(200);
+    expect(await stack.upstreamCalls()).toBe(0);
+  });
+});
