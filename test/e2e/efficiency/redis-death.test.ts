@@ -49,7 +49,7 @@ describe.skipIf(!haveRedis)('Redis killed at 95 % of a window, two replicas unde
   afterAll(async () => {
     await Promise.all(replicas.map((replica) => replica.stop()));
     await sim?.close();
-    if (redis.exitCode === null) {
+    if (redis.exitCode === null && redis.signalCode === null) {
       redis.kill('SIGKILL');
       await once(redis, 'exit');
     }
