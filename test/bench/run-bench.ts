@@ -204,46 +204,98 @@ async function load(url: string, pid: number | undefined, query = HIT_QUERY): Pr
  */
 const REFUSED_QUERY = `{ ${'apps { appId } '.repeat(495)}}`;
 
-/** CPU per refused request (sequential), and `{ __typename }` p99 idle and under a flood of them. */
-async function refusals(url: string, pid: number | undefined) {
-  // Each measured refusal from a client of its own: a repeat offender is throttled (429) instead,
-  // which is measured separately below.
-  let client = 0;
-  const send = () =>
-    request(`${url}/graphql`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer measure-${(client += 1)}`,
-      },
-      body: JSON.stringify({ query: REFUSED_QUERY }),
-    }).then(async (response) => {
-      await response.body.dump();
-      return response.statusCode;
-    });
-  const first = await send();
-  const before = cpuMs(pid);
-  const count = 200;
-  for (let i = 0; i < count; i += 1) await send();
-  const after = cpuMs(pid);
-  // The first sight of the document (parse and shape count), not yet remembered: a fresh variant.
-  const fresh = async (i: number) =>
-    request(`${url}/graphql`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer measure-${(client += 1)}`,
-      },
+/** One refusal the gateway makes, as a request that provokes it. */
+interface Refusal {
+  readonly name: string;
+  readonly status: number;
+  readonly send: (i: number) => { headers: Record<string, string>; body: string };
+}
+
+const json = (token: string) => ({
+  'content-type': 'application/json',
+  authorization: `Bearer ${token}`,
+});
+
+/**
+ * Every kind of refusal, each from clients of their own (a repeat offender would be throttled,
+ * which is a refusal of its own, measured last with one client).
+ */
+const REFUSALS: readonly Refusal[] = [
+  {
+    name: 'refused document, first sight (parse + shape)',
+    status: 400,
+    send: (i) => ({
+      headers: json(`fresh-${i}`),
       body: JSON.stringify({ query: `${REFUSED_QUERY} # ${i}` }),
-    }).then((response) => response.body.dump());
-  const beforeFresh = cpuMs(pid);
-  for (let i = 0; i < count; i += 1) await fresh(i);
-  const afterFresh = cpuMs(pid);
+    }),
+  },
+  {
+    name: 'refused document, remembered',
+    status: 400,
+    send: (i) => ({ headers: json(`again-${i}`), body: JSON.stringify({ query: REFUSED_QUERY }) }),
+  },
+  {
+    name: 'unsupported content type (415)',
+    status: 415,
+    send: (i) => ({
+      headers: { 'content-type': 'text/plain', authorization: `Bearer plain-${i}` },
+      body: '{ __typename }',
+    }),
+  },
+  {
+    name: 'bad id in an upstream path (". .")',
+    status: 200,
+    send: (i) => ({
+      headers: json(`path-${i}`),
+      body: JSON.stringify({ query: '{ app(appId: "..") { name } }' }),
+    }),
+  },
+  {
+    name: 'variable of the wrong type',
+    status: 400,
+    send: (i) => ({
+      headers: json(`variable-${i}`),
+      body: JSON.stringify({
+        query: 'query($id: ID!) { app(appId: $id) { name } }',
+        variables: { id: { x: 1 } },
+      }),
+    }),
+  },
+  {
+    name: 'repeat offender, throttled (429)',
+    status: 429,
+    send: () => ({ headers: json('offender'), body: JSON.stringify({ query: REFUSED_QUERY }) }),
+  },
+];
+
+/** CPU per request of each refusal (sequential), and `{ __typename }` p99 idle and under a flood. */
+async function refusals(url: string, pid: number | undefined) {
+  const count = 200;
+  const post = async (refusal: Refusal, i: number) => {
+    const { headers, body } = refusal.send(i);
+    const response = await request(`${url}/graphql`, { method: 'POST', headers, body });
+    await response.body.dump();
+    return response.statusCode;
+  };
+  // The offender earns its throttle first: more than 20 refused documents in 10 s.
+  for (let i = 0; i < 25; i += 1) await post(REFUSALS.at(-1)!, i);
+  const costs: { name: string; status: number; cpuMs: number | undefined }[] = [];
+  for (const refusal of REFUSALS) {
+    const status = await post(refusal, -1);
+    const before = cpuMs(pid);
+    for (let i = 0; i < count; i += 1) await post(refusal, i);
+    const after = cpuMs(pid);
+    costs.push({
+      name: refusal.name,
+      status,
+      cpuMs: before === undefined || after === undefined ? undefined : (after - before) / count,
+    });
+  }
   const typename = {
     url: `${url}/graphql`,
     method: 'POST' as const,
     connections: 4,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    headers: json(TOKEN),
     body: JSON.stringify({ query: '{ __typename }' }),
   };
   const idle = await autocannon({ ...typename, duration: DURATION_SEC });
@@ -254,7 +306,7 @@ async function refusals(url: string, pid: number | undefined) {
       ...typename,
       // Another client (the flood is not the victim), each request a new variant (a comment), so
       // the remembered verdict does not help; the refusal throttle does.
-      headers: { 'content-type': 'application/json', authorization: 'Bearer flood-client' },
+      headers: json('flood-client'),
       requests: [
         {
           setupRequest: (req) => ({
@@ -266,17 +318,7 @@ async function refusals(url: string, pid: number | undefined) {
       duration: DURATION_SEC,
     }),
   ]);
-  return {
-    status: first,
-    cpuRememberedMs:
-      before === undefined || after === undefined ? undefined : (after - before) / count,
-    cpuFreshMs:
-      beforeFresh === undefined || afterFresh === undefined
-        ? undefined
-        : (afterFresh - beforeFresh) / count,
-    idleP99: idle.latency.p99,
-    floodedP99: flooded.latency.p99,
-  };
+  return { costs, idleP99: idle.latency.p99, floodedP99: flooded.latency.p99 };
 }
 
 // --- formatting --------------------------------------------------------------------------------
@@ -502,10 +544,16 @@ async function main(): Promise<void> {
       `   npm start / bare Fastify: ${fixed(median(startup.weft) / median(startup.bare))}× ` +
         `(target: npm start ≤ 2000 ms on a quiet machine: ${median(startup.weft) <= 2000 ? 'yes' : 'NO'})`,
       '',
-      `f. A refused 7 KB document of 495 root fields (HTTP ${refused.status}): CPU per refusal ` +
-        `${fixed(refused.cpuFreshMs, 2)} ms the first time, ${fixed(refused.cpuRememberedMs, 2)} ms once remembered ` +
-        `(target ≤ 5 ms); { __typename } p99 ${fixed(refused.idleP99, 1)} ms idle, ` +
-        `${fixed(refused.floodedP99, 1)} ms beside 4 connections flooding new variants of it ` +
+      `f. What each refusal costs the gateway (CPU ms per request, 200 sequential; the refused document`,
+      `   is 7 KB with 495 root fields, under the size and token limits; target ≤ 5 ms)`,
+      '',
+      table(
+        ['refusal', 'HTTP', 'CPU ms/req'],
+        refused.costs.map((c) => [c.name, c.status, fixed(c.cpuMs, 3)]),
+      ),
+      '',
+      `   { __typename } p99 ${fixed(refused.idleP99, 1)} ms idle, ${fixed(refused.floodedP99, 1)} ms ` +
+        `beside 4 connections of another client flooding new variants of the refused document ` +
         `(${fixed(refused.floodedP99 / Math.max(refused.idleP99, 0.1))}×, target ≤ 2×)`,
       '',
       `errors during load: ${[bareLoad, hit, floor, hitRedis, missLoad, missRedis, ...pair.flat()].reduce((n, l) => n + (l?.errors ?? 0), 0)}; ` +

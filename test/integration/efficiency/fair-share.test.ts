@@ -34,7 +34,7 @@ describe('shared per-IP limits', () => {
     const tookMs = Date.now() - started;
     expect(other.body.errors, JSON.stringify(other.body.errors)).toBeUndefined();
     expect(other.body.data.app).not.toBeUndefined();
-    expect(tookMs).toBeLessThan(1_000);
+    expect(tookMs).toBeLessThan(3_000); // not the window: before, up to a minute
 
     const junkResults = await Promise.all(junk);
     await Promise.all(burst);
