@@ -66,6 +66,18 @@ describe('whole-response cache', () => {
       'demo-readonly',
     );
     expect(reworded.headers.get('x-weft-response-cache')).toBe('hit');
+    // A replay answers in the type the client prefers, like any other answer.
+    const res = await fetch(`${stack.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        authorization: 'Bearer demo-readonly',
+      },
+      body: JSON.stringify({ query }),
+    });
+    expect(res.headers.get('x-weft-response-cache')).toBe('hit');
+    expect(res.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
   });
 
   it('stores at most RESPONSE_CACHE_MAX_PER_CREDENTIAL responses per credential', async () => {
