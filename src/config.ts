@@ -249,6 +249,16 @@ const ConfigSchema = z.object({
   APQ_TTL_SEC: int(1)
     .default(86_400)
     .describe('How long an automatic persisted query stays registered.'),
+  CORS_ORIGINS: z
+    .string()
+    .regex(
+      /^(none|(https?:\/\/[A-Za-z0-9.*[\]:-]+)(,https?:\/\/[A-Za-z0-9.*[\]:-]+)*)$/,
+      'must be none, or origins separated by commas (https://app.example.com, https://*.example.com, http://localhost:*)',
+    )
+    .optional()
+    .describe(
+      'Web origins whose pages may call the graph (CORS): exact origins, or patterns with * for a host label or the port; none for no browser origin. Unset: none in production, http://localhost:*, http://127.0.0.1:* and http://[::1]:* otherwise (docs/security.md "CORS").',
+    ),
   APQ_MAX_PER_CREDENTIAL: int(1, 1_000_000)
     .default(1_000)
     .describe(

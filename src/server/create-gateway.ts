@@ -25,6 +25,8 @@ import { createProductionPolicy } from './production-policy.ts';
 import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.ts';
 import { responseReplayPlugin } from './response-cache/response-replay.hook.ts';
 import { graphqlRoute } from './graphql-route/graphql-route.plugin.ts';
+import { CSRF_PROOF_HEADERS } from './graphql-route/csrf.ts';
+import { registerCors } from './cors.ts';
 import { createCredentialQuota } from './credential-quota.ts';
 import { createGatewayMetrics } from '../observability/metrics.ts';
 import { registerMetricsRoute } from '../observability/metrics.routes.ts';
@@ -108,6 +110,8 @@ export async function createGateway(
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  // Which web origins' pages may call the graph (before any route: preflights end here).
+  await registerCors(app, config);
   // The operation pipeline, persisted operations, idempotency, explorer (docs/security.md).
   const policy = await createProductionPolicy(
     app,
@@ -125,7 +129,8 @@ export async function createGateway(
   const apollo = new ApolloServer<GatewayContext>({
     schema,
     introspection: config.INTROSPECTION,
-    csrfPrevention: true,
+    // A request with any of these headers cannot be a simple cross-site request (graphql-route/csrf.ts).
+    csrfPrevention: { requestHeaders: [...CSRF_PROOF_HEADERS] },
     // Weft owns the signals (main.ts): Apollo's handler would re-raise SIGTERM after its own stop
     // and kill the process before the drain, Redis and tracing are done.
     stopOnTerminationSignals: false,

@@ -13,7 +13,8 @@ export interface MultipartUploadOptions {
   filePath: string;
   file: Buffer | (() => AsyncGenerator<Buffer>);
   filename?: string;
-  token?: string;
+  /** The bearer token; null sends none. */
+  token?: string | null;
   /** Defaults to `{ 'apollo-require-preflight': 'true' }`; pass `{}` to leave it out. */
   headers?: Record<string, string>;
 }
@@ -59,7 +60,9 @@ export async function postMultipart(options: MultipartUploadOptions): Promise<Mu
     method: 'POST',
     headers: {
       'content-type': `multipart/form-data; boundary=${boundary}`,
-      authorization: `Bearer ${options.token ?? 'demo-token'}`,
+      ...(options.token === null
+        ? {}
+        : { authorization: `Bearer ${options.token ?? 'demo-token'}` }),
       ...(options.headers ?? { 'apollo-require-preflight': 'true' }),
     },
     body: Readable.from(body(), { objectMode: false }),

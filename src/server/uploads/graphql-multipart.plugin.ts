@@ -8,8 +8,8 @@
  * Nothing of a multipart body is read before two checks pass, so a client without a right to
  * upload cannot make the gateway spool 100 MiB first:
  * - CSRF: a multipart request is a "simple" request a browser sends cross-site without a
- *   preflight, so Apollo Server refuses it unless it carries `apollo-require-preflight` or
- *   `x-apollo-operation-name`; such a request is left unparsed and Apollo's own check answers;
+ *   preflight, unless it carries a header that forces one (`graphql-route/csrf.ts`); without one it
+ *   is left unparsed and Apollo's CSRF check answers;
  * - credentials: every upload needs a bearer token (the one `Upload` argument is a mutation's), so
  *   a multipart request without one is answered 401 UNAUTHENTICATED, and its connection closed.
  */
@@ -18,6 +18,7 @@ import processRequest from 'graphql-upload/processRequest.mjs';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import { bearerToken } from '../../upstream/credential.ts';
+import { hasCsrfProof } from '../graphql-route/csrf.ts';
 import { replyWithGraphQLError } from '../graphql-route/graphql-error-reply.ts';
 
 export interface GraphQLMultipartOptions {
@@ -27,17 +28,8 @@ export interface GraphQLMultipartOptions {
   readonly maxFiles?: number;
 }
 
-/** The headers Apollo Server's CSRF prevention accepts as proof of a preflighted request. */
-export const PREFLIGHT_HEADERS = ['apollo-require-preflight', 'x-apollo-operation-name'] as const;
-
 const isMultipart = (request: FastifyRequest): boolean =>
   /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '');
-
-const hasPreflightHeader = (request: FastifyRequest): boolean =>
-  PREFLIGHT_HEADERS.some((name) => {
-    const value = request.headers[name];
-    return typeof value === 'string' && value.length > 0;
-  });
 
 /** graphql-upload rejects with http-errors (`status`, `expose`); anything else is ours. */
 function sendMultipartError(reply: FastifyReply, error: unknown): FastifyReply {
@@ -69,7 +61,7 @@ export function acceptGraphQLMultipart(
 
   scope.addHook('preValidation', async (request, reply) => {
     if (!isMultipart(request)) return;
-    if (!hasPreflightHeader(request)) return; // Apollo's CSRF prevention answers 400
+    if (!hasCsrfProof(request)) return; // Apollo's CSRF prevention answers 400
     if (!bearerToken(request.headers.authorization)) {
       // The unread body must not be taken for the next request on this connection.
       reply.header('connection', 'close');

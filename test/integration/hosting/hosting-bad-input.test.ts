@@ -130,8 +130,9 @@ describe('inputs checked before any upstream write', () => {
     expect(await stack.upstreamCalls()).toBe(0);
   });
 
-  it('an upload without the preflight header', async () => {
+  it('a form-shaped upload (no token, no preflight header)', async () => {
     const { status } = await postMultipart({
+      token: null,
       url: stack.url,
       query: `mutation($input: UploadAppSourceInput!) { uploadAppSource(input: $input) { jobId } }`,
       variables: { input: { appId: 'app-0001', zipFile: null } },

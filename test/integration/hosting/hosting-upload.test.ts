@@ -24,7 +24,7 @@ beforeEach(() => stack.resetCounts());
 const send = (
   target: Stack,
   file: Buffer,
-  options: { appId?: string; headers?: Record<string, string> } = {},
+  options: { appId?: string; headers?: Record<string, string>; token?: string | null } = {},
 ) =>
   postMultipart({
     url: target.url,
@@ -33,6 +33,7 @@ const send = (
     filePath: 'input.zipFile',
     file,
     ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.token === undefined ? {} : { token: options.token }),
   });
 
 const uploadsOf = (target: Stack, appId: string) =>
@@ -96,12 +97,15 @@ describe('uploadAppSource', () => {
     expect(await stack.upstreamCalls()).toBe(0);
   });
 
-  it('refuses a multipart request without the CSRF preflight header (body unread)', async () => {
-    const { status, body } = await send(stack, smallZip(), { headers: {} });
+  it('refuses a form-shaped multipart request (no token, no preflight header) with its body unread', async () => {
+    const { status, body } = await send(stack, smallZip(), { headers: {}, token: null });
     expect(status).toBe(400);
     expect(body.errors[0].message).toMatch(/Cross-Site Request Forgery/);
     expect(body.errors[0].extensions.code).toBe('BAD_REQUEST');
     expect(await stack.upstreamCalls()).toBe(0);
+    // A token is proof enough (it cannot be sent cross-site without a preflight), as is Apollo's header.
+    const withToken = await send(stack, smallZip(), { headers: {} });
+    expect(withToken.body.data.uploadAppSource.userErrors).toEqual([]);
     const accepted = await send(stack, smallZip(), {
       headers: { 'x-apollo-operation-name': 'Upload' },
     });

@@ -55,11 +55,18 @@ describe('content types', () => {
 });
 
 describe('CSRF prevention and GET', () => {
-  it('refuses a GET without a preflight header, and any mutation over GET', async () => {
-    const simple = await stack.http('GET', `/graphql?query=${encodeURIComponent(QUERY)}`, {
+  it('refuses a GET a page could send cross-site, runs one with a token, and refuses any mutation over GET', async () => {
+    // No header a simple request could not carry: what an <img> or a link on another site sends.
+    const simple = await stack.http('GET', `/graphql?query=${encodeURIComponent(QUERY)}`);
+    expect(simple.status).toBe(400);
+    expect(simple.body.errors[0].message).toMatch(/Cross-Site Request Forgery/);
+    // Authorization cannot be sent cross-site without a preflight: no extra header needed.
+    const withToken = await stack.http('GET', `/graphql?query=${encodeURIComponent(QUERY)}`, {
       headers: auth,
     });
-    expect(simple.status).toBe(400);
+    expect(withToken.status).toBe(200);
+    expect(withToken.body.errors).toBeUndefined();
+    await stack.resetCounts();
     const mutation = await stack.http(
       'GET',
       `/graphql?query=${encodeURIComponent('mutation { reissueCertificate(input: { certificateId: "cert-0005" }) { userErrors { code } } }')}`,
@@ -69,10 +76,10 @@ describe('CSRF prevention and GET', () => {
     expect(await stack.upstreamCalls()).toBe(0);
   });
 
-  it('refuses a multipart request without a preflight header (a simple cross-site form)', async () => {
+  it('refuses a multipart request without a preflight header or a token (a simple cross-site form)', async () => {
     const boundary = 'x-boundary';
     const res = await stack.http('POST', '/graphql', {
-      headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
       body: `--${boundary}\r\nContent-Disposition: form-data; name="operations"\r\n\r\n${JSON.stringify({ query: QUERY })}\r\n--${boundary}--\r\n`,
     });
     expect(res.status).toBe(400);
