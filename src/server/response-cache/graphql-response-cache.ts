@@ -30,18 +30,25 @@ export interface Replay {
   /** The response body (JSON text) and the operation name it answered. */
   readonly body: string;
   readonly operationName: string | null;
+  /** A strong validator of the body (`If-None-Match` / 304). */
+  readonly etag: string;
+  /** Until when the response is fresh (ms): `Cache-Control: private, max-age` counts down to it. */
+  readonly freshUntil: number;
 }
 
 export interface GraphqlResponseCache {
   keyOf(parts: ReplayKeyParts): string;
   lookup(key: string): Promise<Replay | undefined>;
-  /** Stores a successful query response when the upstream layer says it may be replayed. */
+  /**
+   * Stores a successful query response when the upstream layer says it may be replayed; returns
+   * what was stored (its validator and freshness), or undefined.
+   */
   offer(
     key: string,
     body: { data: unknown },
     operationName: string | null,
     replayability: Replayability,
-  ): Promise<void>;
+  ): Promise<Replay | undefined>;
 }
 
 const PREFIX = 'graphql-response:';
@@ -92,20 +99,23 @@ export function createGraphqlResponseCache(
       if (!entry || now() >= entry.freshUntil) return undefined;
       const current = await cache.versions(Object.keys(entry.tags));
       const valid = Object.entries(entry.tags).every(([tag, version]) => current[tag] === version);
-      return valid ? (entry.data as Replay) : undefined;
+      return valid ? { ...(entry.data as Replay), freshUntil: entry.freshUntil } : undefined;
     },
 
     async offer(key, body, operationName, replayability) {
       const { cacheable, freshUntil, tags } = replayability;
-      if (!cacheable || freshUntil === undefined) return;
+      if (!cacheable || freshUntil === undefined) return undefined;
       const ttlMs = freshUntil - now();
-      if (ttlMs <= 0) return;
-      const replay: Replay = { body: JSON.stringify({ data: body.data }), operationName };
+      if (ttlMs <= 0) return undefined;
+      const text = JSON.stringify({ data: body.data });
+      const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+      const replay: Replay = { body: text, operationName, etag, freshUntil };
       await cache.store(
         key,
         { status: 200, data: replay, headers: {}, storedAt: now(), freshUntil, tags },
         ttlMs,
       );
+      return replay;
     },
   };
 }

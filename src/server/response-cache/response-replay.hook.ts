@@ -11,7 +11,7 @@ import { bearerToken } from '../../upstream/credential.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
 import { jsonResponseType } from '../graphql-route/media-types.ts';
 import type { CredentialQuota } from '../credential-quota.ts';
-import type { GraphqlResponseCache } from './graphql-response-cache.ts';
+import type { GraphqlResponseCache, Replay } from './graphql-response-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,16 +38,59 @@ export interface ResponseReplayOptions {
   readonly metrics: GatewayMetrics | undefined;
 }
 
+/** A query's GraphQL-over-HTTP parameters: the POST body, or GET's query string (JSON in text). */
+function paramsOf(request: FastifyRequest): GraphqlBody | undefined {
+  const params = (request.method === 'GET' ? request.query : request.body) as
+    Record<string, unknown> | undefined;
+  if (typeof params !== 'object' || params === null) return undefined;
+  if (request.method !== 'GET') return params as GraphqlBody;
+  const json = (value: unknown) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    query: params.query,
+    operationName: params.operationName,
+    variables: json(params.variables),
+    extensions: json(params.extensions) as GraphqlBody['extensions'],
+  };
+}
+
 /**
- * The replay step: sets `request.replayKey` on a POST that may be replayed or stored, and answers
- * it from the cache when a valid response is stored (the route decorates `replayKey`).
+ * How a replayable answer may be kept by the client's cache and revalidated: privately (it is one
+ * credential's), for as long as it stays fresh here, with a validator for `If-None-Match`.
+ */
+export function setReplayHeaders(
+  reply: { header(name: string, value: string): unknown },
+  replay: Pick<Replay, 'etag' | 'freshUntil'>,
+  now = Date.now(),
+): void {
+  const maxAge = Math.max(0, Math.floor((replay.freshUntil - now) / 1000));
+  reply.header('cache-control', `private, max-age=${maxAge}`);
+  reply.header('etag', replay.etag);
+}
+
+/** Whether the client already holds this body (`If-None-Match`, weak comparison). */
+const clientHolds = (request: FastifyRequest, etag: string): boolean =>
+  (request.headers['if-none-match'] ?? '')
+    .split(',')
+    .some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*');
+
+/**
+ * The replay step: sets `request.replayKey` on a GET or POST query that may be replayed or stored,
+ * and answers it from the cache when a valid response is stored (the route decorates `replayKey`)
+ * — `304 Not Modified` when the client's `If-None-Match` already names it.
  */
 export function createReplayHook(options: ResponseReplayOptions) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== 'POST') return;
-    const body = request.body as GraphqlBody | undefined;
+    if (request.method !== 'POST' && request.method !== 'GET') return;
+    const body = paramsOf(request);
     const token = bearerToken(request.headers.authorization);
-    if (!token || typeof body !== 'object' || body === null) return;
+    if (!token || !body) return;
     const query = text(body.query);
     const persistedHash = text(body.extensions?.persistedQuery?.sha256Hash);
     if (query === undefined && persistedHash === undefined) return;
@@ -74,10 +117,10 @@ export function createReplayHook(options: ResponseReplayOptions) {
       },
       'graphql operation',
     );
-    return reply
-      .header(REPLAY_HEADER, 'hit')
-      .type(jsonResponseType(request.headers))
-      .send(replay.body);
+    reply.header(REPLAY_HEADER, 'hit').header('vary', 'authorization, accept, x-store-id');
+    setReplayHeaders(reply, replay);
+    if (clientHolds(request, replay.etag)) return reply.status(304).send();
+    return reply.type(jsonResponseType(request.headers)).send(replay.body);
   };
 }
 
@@ -100,14 +143,23 @@ export function responseReplayPlugin(
           const credential = contextValue.credential;
           if (!credential || !facts.replayability.cacheable) return;
           if (!(await quota.take(credential.id))) return;
-          await cache
+          const stored = await cache
             .offer(key, { data: result.data }, operationName ?? null, facts.replayability)
-            .catch((error: unknown) =>
+            .catch((error: unknown) => {
               contextValue.logger.warn(
                 { err: { message: (error as Error).message } },
                 'response cache: store failed',
-              ),
+              );
+              return undefined;
+            });
+          // The first answer carries the same validator and freshness as its replays. (Apollo's
+          // cache-control plugin set `no-store` while the offer was awaited; this replaces it.)
+          if (stored) {
+            setReplayHeaders(
+              { header: (name, value) => response.http.headers.set(name, value) },
+              stored,
             );
+          }
         },
       };
     },

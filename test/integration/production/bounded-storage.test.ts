@@ -91,3 +91,35 @@ describe('whole-response cache', () => {
     expect(again.map((r) => r.headers.get('x-weft-response-cache'))).toEqual(['hit', null, null]);
   });
 });
+
+describe('persisted queries over GET', () => {
+  it('are kept privately for their freshness, validated by ETag, and answered 304 when unchanged', async () => {
+    const query = `query Cacheable { apps { appId name } }`;
+    const hash = sha256(query);
+    // Register (POST with the text), as an APQ client does after its first miss.
+    await post({ query, extensions: persisted(hash) }, 'demo-other');
+    const url = `${stack.url}/graphql?${new URLSearchParams({
+      operationName: 'Cacheable',
+      extensions: JSON.stringify(persisted(hash)),
+    })}`;
+    const headers = { authorization: 'Bearer demo-other' };
+    const first = await fetch(url, { headers });
+    expect(first.status).toBe(200);
+    const cacheControl = first.headers.get('cache-control') ?? '';
+    expect(cacheControl).toMatch(/^private, max-age=\d+$/);
+    expect(Number(cacheControl.split('=')[1])).toBeGreaterThan(0);
+    expect(cacheControl).not.toMatch(/public/);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const body = await first.json();
+
+    const again = await fetch(url, { headers: { ...headers, 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(await again.text()).toBe('');
+
+    const replayed = await fetch(url, { headers });
+    expect(replayed.headers.get('x-weft-response-cache')).toBe('hit');
+    expect(await replayed.json()).toEqual(body);
+  });
+});
