@@ -81,24 +81,66 @@ body { font-family: system-ui, sans-serif; }
 `;
 
 /**
- * Starts GraphiQL from the page's JSON configuration. Headers are never persisted (a bearer token
- * must not linger in localStorage); tabs and history are, under their own namespace.
+ * Starts GraphiQL from the page's JSON configuration. One token for every tab: the first
+ * `Authorization` a request carries (not the placeholder) is remembered for this browser tab's
+ * session (sessionStorage: never sent anywhere but this endpoint, gone when the tab closes, never
+ * in localStorage) and added to any request of another tab that has none — so the examples work
+ * after the token is entered once. Tabs and history persist under their own namespace, with any
+ * bearer token in them replaced by the placeholder.
  */
 export const EXPLORER_SCRIPT = `(function () {
   'use strict';
   var config = JSON.parse(document.getElementById('weft-explorer-config').textContent);
+  var KEY = 'weft-explorer-authorization';
+  var PLACEHOLDER = /<your token>/;
+  var remembered = null;
+  try { remembered = window.sessionStorage.getItem(KEY); } catch (e) { remembered = null; }
+  var base = window.GraphiQL.createFetcher({ url: config.endpoint });
+  var fetcher = function (params, options) {
+    var headers = {};
+    var given = (options && options.headers) || {};
+    var own = null;
+    Object.keys(given).forEach(function (name) {
+      if (name.toLowerCase() === 'authorization') own = given[name];
+      else headers[name] = given[name];
+    });
+    if (typeof own === 'string' && own.trim() !== '' && !PLACEHOLDER.test(own)) {
+      remembered = own;
+      try { window.sessionStorage.setItem(KEY, own); } catch (e) { /* private mode: memory only */ }
+    }
+    if (remembered) headers.Authorization = remembered;
+    // Right after a tab switch GraphiQL may still send the previous tab's operation name; a name
+    // the document does not define is dropped, so the document's own operation runs.
+    var name = params && params.operationName;
+    if (name && !new RegExp('\\\\b(query|mutation|subscription)\\\\s+' + name + '\\\\b').test(params.query || '')) {
+      params = Object.assign({}, params, { operationName: undefined });
+    }
+    return base(params, Object.assign({}, options, { headers: headers }));
+  };
+  // GraphiQL keeps tabs and history (headers included) in localStorage: never with a token in them.
+  var storage = window.GraphiQL.createLocalStorage({ namespace: 'weft-explorer' });
+  var scrub = function (value) {
+    return typeof value === 'string' ? value.replace(/Bearer\\s+[^"\\\\\\s]+/g, 'Bearer <your token>') : value;
+  };
+  var safeStorage = {
+    getItem: function (key) { return storage.getItem(key); },
+    setItem: function (key, value) { storage.setItem(key, scrub(value)); },
+    removeItem: function (key) { storage.removeItem(key); },
+    clear: function () { storage.clear(); },
+    get length() { return storage.length; },
+  };
   var container = document.getElementById('graphiql');
   container.textContent = '';
   var root = window.ReactDOM.createRoot(container);
   root.render(
     window.React.createElement(window.GraphiQL, {
-      fetcher: window.GraphiQL.createFetcher({ url: config.endpoint }),
+      fetcher: fetcher,
       defaultTabs: config.tabs,
       defaultHeaders: config.defaultHeaders,
       headerEditorEnabled: true,
       shouldPersistHeaders: false,
       defaultEditorToolsVisibility: 'headers',
-      storage: window.GraphiQL.createLocalStorage({ namespace: 'weft-explorer' }),
+      storage: safeStorage,
     }),
   );
 })();

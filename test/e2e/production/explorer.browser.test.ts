@@ -1,7 +1,8 @@
 /**
  * The explorer in a real browser: Debian's Chromium (no downloaded browser), headless, with a fresh
  * profile. It loads the page, puts `Authorization: Bearer demo-token` into GraphiQL's header editor,
- * runs the saved certificates example and sees data — with every request the page made going to the
+ * runs the saved certificates example and sees data, then runs the hosting example of another tab
+ * without entering the token again — with every request the page made going to the
  * gateway itself (no CDN) and no Content-Security-Policy violation.
  *
  * Without Chromium the test is skipped locally; with CI=true it runs and fails (`.ci/run` installs it).
@@ -107,6 +108,28 @@ describe.skipIf(skip)('explorer in Chromium', () => {
     expect(response.data.certificateCustomer.certificates.edges.length).toBeGreaterThan(0);
     expect(response.data.viewer.rateLimit.limit).toBe(600);
     expect(await stack.upstreamCalls()).toBeGreaterThan(0);
+
+    // Another example tab, whose header editor still shows the placeholder: the token entered once
+    // is used (kept in this browser tab's session only).
+    await page.locator('.graphiql-tab-button').nth(1).click();
+    await page.waitForFunction(
+      editorIncludes,
+      { selector: QUERY_EDITOR, text: 'apps' },
+      { timeout: 10_000 },
+    );
+    await page.click('button.graphiql-execute-button');
+    await page.waitForFunction(
+      editorIncludes,
+      { selector: RESPONSE, text: '"appId"' },
+      { timeout: 20_000 },
+    );
+    const second = JSON.parse(await page.evaluate(editorText, RESPONSE));
+    expect(second.errors).toBeUndefined();
+    expect(second.data.apps.length).toBeGreaterThan(0);
+    // Never in localStorage (GraphiQL's tabs and history keep headers; the explorer's storage
+    // replaces any bearer token with the placeholder).
+    const stored = await page.evaluate(() => JSON.stringify((globalThis as any).localStorage));
+    expect(stored).not.toContain('demo-token');
 
     const foreign = requested.filter(
       (url) => !url.startsWith(`${stack.url}/`) && !url.startsWith('data:'),
