@@ -1,0 +1,140 @@
+/**
+ * The mainstream clients, each with its defaults plus the Authorization header only, against a
+ * real gateway: Apollo Client 4 (InMemoryCache with relayStylePagination to the end of a
+ * connection, a mutation's userErrors), urql with its default exchanges and Accept header (GET
+ * queries), graphql-request. Subscriptions over graphql-ws and SSE are in the hosting tests.
+ */
+import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { relayStylePagination } from '@apollo/client/utilities';
+import { cacheExchange, createClient, fetchExchange } from '@urql/core';
+import { ClientError, GraphQLClient } from 'graphql-request';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack.close());
+
+const AUTH = { authorization: 'Bearer demo-token' };
+const endpoint = () => `${stack.url}/graphql`;
+
+const CERTIFICATES = gql`
+  query Certificates($after: String) {
+    certificateCustomer(customerId: "demo-customer") {
+      customerId
+      certificates(first: 7, after: $after) {
+        totalCount
+        edges {
+          cursor
+          node {
+            certificateId
+            commonName
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+      }
+    }
+  }
+`;
+
+describe('Apollo Client 4', () => {
+  const client = () =>
+    new ApolloClient({
+      link: new HttpLink({ uri: endpoint(), headers: AUTH }),
+      cache: new InMemoryCache({
+        typePolicies: {
+          CertificateCustomer: {
+            keyFields: ['customerId'],
+            fields: { certificates: relayStylePagination() },
+          },
+          Certificate: { keyFields: ['certificateId'] },
+        },
+      }),
+    });
+
+  it('pages a connection to its end with relayStylePagination', async () => {
+    const apollo = client();
+    const load = async (after?: string) =>
+      (
+        (
+          await apollo.query({
+            query: CERTIFICATES,
+            variables: { after },
+            fetchPolicy: 'network-only',
+          })
+        ).data as any
+      ).certificateCustomer.certificates;
+    let page = await load();
+    const total = page.totalCount as number;
+    expect(total).toBeGreaterThan(7);
+    // As a UI's "load more" does: the next page after the last cursor, merged by the type policy.
+    for (let round = 0; page.pageInfo.hasNextPage; round += 1) {
+      expect(round).toBeLessThan(20); // a bound, so a paging bug fails instead of looping
+      page = await load(page.pageInfo.endCursor);
+    }
+    // The merged list in the normalised cache holds the whole connection, each certificate once.
+    const merged = apollo.readQuery({ query: CERTIFICATES }) as any;
+    const ids = merged.certificateCustomer.certificates.edges.map((e: any) => e.node.certificateId);
+    expect(ids).toHaveLength(total);
+    expect(new Set(ids).size).toBe(total);
+  });
+
+  it('reads a mutation’s userErrors', async () => {
+    const apollo = client();
+    const result = await apollo.mutate({
+      mutation: gql`
+        mutation {
+          reissueCertificate(input: { certificateId: ".." }) {
+            certificateId
+            userErrors {
+              code
+              path
+            }
+          }
+        }
+      `,
+    });
+    const payload = (result.data as any).reissueCertificate;
+    expect(payload.certificateId).toBeNull();
+    expect(payload.userErrors[0]).toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
+
+describe('urql with its defaults', () => {
+  it('queries (GET, within the URL limit) and mutates with only the Authorization header', async () => {
+    const client = createClient({
+      url: endpoint(),
+      exchanges: [cacheExchange, fetchExchange],
+      fetchOptions: { headers: AUTH },
+    });
+    const query = await client.query('{ apps { appId name } }', {}).toPromise();
+    expect(query.error).toBeUndefined();
+    expect((query.data as any).apps.length).toBeGreaterThan(0);
+    const mutation = await client
+      .mutation(
+        'mutation($name: String!) { createApp(input: { name: $name }) { job { jobId } userErrors { message } } }',
+        { name: 'urql-app' },
+      )
+      .toPromise();
+    expect(mutation.error).toBeUndefined();
+    expect((mutation.data as any).createApp.job.jobId).toBeTruthy();
+  });
+});
+
+describe('graphql-request', () => {
+  it('queries, and surfaces typed errors as a ClientError', async () => {
+    const client = new GraphQLClient(endpoint(), { headers: AUTH });
+    const data = await client.request<{ apps: unknown[] }>('{ apps { appId } }');
+    expect(data.apps.length).toBeGreaterThan(0);
+    const error = await new GraphQLClient(endpoint())
+      .request('{ apps { appId } }')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClientError);
+    expect((error as ClientError).response.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
