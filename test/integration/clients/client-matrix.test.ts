@@ -4,7 +4,9 @@
  * connection, a mutation's userErrors), urql with its default exchanges and Accept header (GET
  * queries), graphql-request. Subscriptions over graphql-ws and SSE are in the hosting tests.
  */
+import { createHash } from 'node:crypto';
 import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { relayStylePagination } from '@apollo/client/utilities';
 import { cacheExchange, createClient, fetchExchange } from '@urql/core';
 import { ClientError, GraphQLClient } from 'graphql-request';
@@ -82,6 +84,47 @@ describe('Apollo Client 4', () => {
     const ids = merged.certificateCustomer.certificates.edges.map((e: any) => e.node.certificateId);
     expect(ids).toHaveLength(total);
     expect(new Set(ids).size).toBe(total);
+  });
+
+  it('sends persisted queries over GET: the hash, the document once (POST), then the hash alone', async () => {
+    const seen: { method: string; hasQuery: boolean; status: number }[] = [];
+    const recordingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const url = new URL(String(input));
+      seen.push({
+        method: init?.method ?? 'GET',
+        hasQuery: url.searchParams.has('query') || String(init?.body ?? '').includes('"query"'),
+        status: response.status,
+      });
+      return response;
+    };
+    const apollo = new ApolloClient({
+      link: new PersistedQueryLink({
+        sha256: (text) => createHash('sha256').update(text).digest('hex'),
+        useGETForHashedQueries: true,
+      }).concat(new HttpLink({ uri: endpoint(), headers: AUTH, fetch: recordingFetch })),
+      cache: new InMemoryCache(),
+    });
+    const APPS = gql`
+      query AppsForApq {
+        apps {
+          appId
+          name
+        }
+      }
+    `;
+    const first = await apollo.query({ query: APPS, fetchPolicy: 'network-only' });
+    expect((first.data as any).apps.length).toBeGreaterThan(0);
+    const second = await apollo.query({ query: APPS, fetchPolicy: 'network-only' });
+    expect(second.data).toEqual(first.data);
+    // Hash-only GET (a miss), the document once (Apollo's link registers over POST), then the hash
+    // alone over GET.
+    expect(seen.map((r) => [r.method, r.hasQuery])).toEqual([
+      ['GET', false],
+      ['POST', true],
+      ['GET', false],
+    ]);
+    expect(seen.every((r) => r.status === 200)).toBe(true);
   });
 
   it('reads a mutation’s userErrors', async () => {
