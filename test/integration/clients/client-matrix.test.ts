@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
+import UploadHttpLink from 'apollo-upload-client/UploadHttpLink.mjs';
+import { smallZip } from '../../support/graphql-multipart.ts';
 import { relayStylePagination } from '@apollo/client/utilities';
 import { cacheExchange, createClient, fetchExchange } from '@urql/core';
 import { ClientError, GraphQLClient } from 'graphql-request';
@@ -125,6 +127,37 @@ describe('Apollo Client 4', () => {
       ['GET', false],
     ]);
     expect(seen.every((r) => r.status === 200)).toBe(true);
+  });
+
+  it('uploads an archive with apollo-upload-client (multipart, the token as its only header)', async () => {
+    const apollo = new ApolloClient({
+      link: new UploadHttpLink({ uri: endpoint(), headers: AUTH }),
+      cache: new InMemoryCache(),
+    });
+    const zip = smallZip();
+    const result = await apollo.mutate({
+      mutation: gql`
+        mutation Upload($input: UploadAppSourceInput!) {
+          uploadAppSource(input: $input) {
+            jobId
+            bytes
+            userErrors {
+              code
+              message
+            }
+          }
+        }
+      `,
+      variables: {
+        input: {
+          appId: 'app-0002',
+          zipFile: new File([zip], 'app.zip', { type: 'application/zip' }),
+        },
+      },
+    });
+    const payload = (result.data as any).uploadAppSource;
+    expect(payload.userErrors).toEqual([]);
+    expect(payload.bytes).toBe(zip.length);
   });
 
   it('reads a mutation’s userErrors', async () => {
