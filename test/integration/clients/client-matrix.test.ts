@@ -5,11 +5,14 @@
  * queries), graphql-request. Subscriptions over graphql-ws and SSE are in the hosting tests.
  */
 import { createHash } from 'node:crypto';
-import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import UploadHttpLink from 'apollo-upload-client/UploadHttpLink.mjs';
+import { createClient as createWsClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { smallZip } from '../../support/graphql-multipart.ts';
-import { relayStylePagination } from '@apollo/client/utilities';
+import { getMainDefinition, relayStylePagination } from '@apollo/client/utilities';
 import { cacheExchange, createClient, fetchExchange } from '@urql/core';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,6 +161,70 @@ describe('Apollo Client 4', () => {
     const payload = (result.data as any).uploadAppSource;
     expect(payload.userErrors).toEqual([]);
     expect(payload.bytes).toBe(zip.length);
+  });
+
+  it('follows a job over graphql-ws with GraphQLWsLink, the token in the connection parameters', async () => {
+    const ws = createWsClient({
+      url: `${endpoint().replace(/^http/, 'ws')}`,
+      webSocketImpl: WebSocket,
+      connectionParams: AUTH,
+      retryAttempts: 0,
+    });
+    // As apps wire it: subscriptions over the WebSocket, everything else over HTTP.
+    const link = ApolloLink.split(
+      ({ query }) => {
+        const definition = getMainDefinition(query);
+        return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
+      },
+      new GraphQLWsLink(ws),
+      new HttpLink({ uri: endpoint(), headers: AUTH }),
+    );
+    const apollo = new ApolloClient({ link, cache: new InMemoryCache() });
+    try {
+      const created = await apollo.mutate({
+        mutation: gql`
+          mutation {
+            createApp(input: { name: "apollo-ws-app" }) {
+              job {
+                jobId
+              }
+            }
+          }
+        `,
+      });
+      const jobId = (created.data as any).createApp.job.jobId as string;
+      const statuses = await new Promise<string[]>((resolve, reject) => {
+        const seen: string[] = [];
+        const subscription = apollo
+          .subscribe({
+            query: gql`
+              subscription ($jobId: ID!) {
+                appJob(jobId: $jobId) {
+                  jobId
+                  status
+                }
+              }
+            `,
+            variables: { jobId },
+          })
+          .subscribe({
+            next: (result) => {
+              if (result.error) return reject(result.error);
+              seen.push((result.data as any).appJob.status);
+            },
+            error: reject,
+            complete: () => resolve(seen),
+          });
+        setTimeout(() => {
+          subscription.unsubscribe();
+          resolve(seen);
+        }, 15_000);
+      });
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(statuses.at(-1)).toMatch(/ACTIVE|FAILED/);
+    } finally {
+      await ws.dispose();
+    }
   });
 
   it('reads a mutation’s userErrors', async () => {
