@@ -1,8 +1,11 @@
 /**
  * The mainstream clients, each with its defaults plus the Authorization header only, against a
  * real gateway: Apollo Client 4 (InMemoryCache with relayStylePagination to the end of a
- * connection, a mutation's userErrors), urql with its default exchanges and Accept header (GET
- * queries), graphql-request. Subscriptions over graphql-ws and SSE are in the hosting tests.
+ * connection, persisted queries over GET, an upload with apollo-upload-client, a subscription over
+ * graphql-ws through a split link, a mutation's userErrors), urql with its default exchanges and
+ * Accept header (GET queries, a mutation), graphql-request (typed errors). The bare graphql-ws and
+ * graphql-sse clients are exercised in the hosting subscription tests. docs/clients.md quotes these
+ * set-ups.
  */
 import { createHash } from 'node:crypto';
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
