@@ -162,8 +162,12 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Buck
           : { remaining: Math.floor(correction.remaining * share) }),
       });
       if (correction.unauthenticated && routeClass) {
-        // The upstream never counted the call: each window it was counted in gets it back.
-        for (const { log } of windowsOf(credentialId, routeClass, state, at)) log.calls.pop();
+        // The upstream never counted the call: the class and the credential's share get it back.
+        // The unproven tokens' pool does not: it is Weft's own bound on calls for unknown tokens.
+        // (windowsOf lists the class's log first, then a shared class's per-credential log.)
+        const [classLog, credentialLog] = windowsOf(credentialId, routeClass, state, at);
+        classLog?.log.calls.pop();
+        credentialLog?.log.calls.pop();
       }
       if (correction.blockMs !== undefined && correction.blockRouteClass && routeClass) {
         const log = classLogOf(credentialId, routeClass, at);

@@ -120,10 +120,10 @@ if op == 'take' then
 elseif op == 'correct' then
   local unauthenticated = ARGV[17] == '1'
   if unauthenticated and classLimit > 0 then
-    -- The upstream never counted the call (401): each class log it was counted in gets it back.
+    -- The upstream never counted the call (401): the class and the credential's share get it
+    -- back. The unproven tokens' pool does not: it is Weft's own bound on calls for unknown tokens.
     redis.call('ZREMRANGEBYRANK', KEYS[2], -1, -1)
     if fairLimit > 0 then redis.call('ZREMRANGEBYRANK', KEYS[4], -1, -1) end
-    if unprovenLimit > 0 and freshUntil == 0 then redis.call('ZREMRANGEBYRANK', KEYS[5], -1, -1) end
   end
   local limit = tonumber(ARGV[6])
   local remaining = tonumber(ARGV[7])

@@ -175,10 +175,13 @@ export function correctBucket(
     // At most one window: a longer Retry-After is honoured that long, then probed.
     state.resetAt = now + Math.min(Math.max(1, correction.blockMs), budget.windowMs);
   }
-  // An answer came: the view is fresh until its window ends or for a while, and no probe is due.
-  const freshFor =
-    state.resetAt > 0 ? Math.min(state.resetAt - now, STALE_AFTER_MS) : STALE_AFTER_MS;
-  state.freshUntil = now + freshFor;
+  // An answer came: the view is fresh until its window ends or for a while, and no probe is due
+  // (a refused token's answer proves nothing about a window of its own: it stays unproven).
+  if (!correction.unauthenticated) {
+    const freshFor =
+      state.resetAt > 0 ? Math.min(state.resetAt - now, STALE_AFTER_MS) : STALE_AFTER_MS;
+    state.freshUntil = now + freshFor;
+  }
   state.probeUntil = 0;
 }
 

@@ -176,6 +176,35 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect(verdicts[3]?.deniedBy).toBe('credential');
     });
 
+    it('keeps a token the upstream refused (401) unproven: its next call is a probe again', async () => {
+      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const id = fresh();
+      expect((await store.take(id, undefined)).allowed).toBe(true);
+      await store.correct(id, undefined, {
+        limit: 100,
+        remaining: 90,
+        resetMs: 30_000,
+        unauthenticated: true,
+      });
+      expect((await store.take(id, undefined)).allowed).toBe(true);
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
+    });
+
+    it("gives a 401'd call its route-class slot back, but not its place in the unproven pool", async () => {
+      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const routeClass = { ...CLASS, limit: 4, name: `refund-${fresh()}` };
+      const [tenant, other] = [await known(store), await known(store)];
+      expect((await takeN(store, tenant, 3, routeClass)).every((v) => v.allowed)).toBe(true);
+      const junk = fresh();
+      expect((await store.take(junk, routeClass)).allowed).toBe(true);
+      expect((await store.take(other, routeClass)).allowed).toBe(false); // the class is full
+      // The junk token's 401: the upstream never counted it, so the class has room again…
+      await store.correct(junk, routeClass, { unauthenticated: true });
+      expect((await store.take(other, routeClass)).allowed).toBe(true);
+      // …while unknown tokens' quarter of the class (1 of 4) stays used for the window.
+      expect(await store.take(fresh(), routeClass)).toMatchObject({ allowed: false });
+    });
+
     it('probes again once the known window has ended', async () => {
       const store = factory()({ capacity: 100, windowMs: 60_000 });
       const id = await known(store);
