@@ -13,7 +13,7 @@ import {
   queryParam,
   type Tagger,
 } from '../upstream/cache-policy.ts';
-import type { UpstreamRoute } from '../upstream/upstream-routes.ts';
+import { inCircuit, type UpstreamRoute } from '../upstream/upstream-routes.ts';
 
 const breaker = 'certificates';
 /** Any certificate write may change every list, search and entitlement answer. */
@@ -46,7 +46,7 @@ export const CERTIFICATE_ROUTES = {
 } as const;
 const R = CERTIFICATE_ROUTES;
 
-export const CERTIFICATE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
+export const CERTIFICATE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit(breaker, [
   {
     method: 'GET',
     route: R.entitlement,
@@ -103,4 +103,4 @@ export const CERTIFICATE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
     route: R.subscription,
     cache: cacheFor({ kind: 'certificate-subscription', ttlSec: 120, tags: () => [CERTIFICATES] }),
   },
-].map((route) => ({ ...route, breaker }) as UpstreamRoute);
+]);

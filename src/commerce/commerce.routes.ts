@@ -5,7 +5,7 @@
  * so that a future caller gets its redaction and cache by default.
  */
 import { cacheFor, invalidates, pathParam, type Tagger } from '../upstream/cache-policy.ts';
-import type { UpstreamRoute } from '../upstream/upstream-routes.ts';
+import { inCircuit, type UpstreamRoute } from '../upstream/upstream-routes.ts';
 import { redactTransactionPage, redactTransactionRecord } from './card-redaction.ts';
 
 /** Route templates (they name the calls in errors, metrics and the simulator's stats). */
@@ -25,7 +25,7 @@ const customerTags: Tagger = (call) => [`customers:${pathParam(call, 'storeId')}
 const transactionTags: Tagger = (call) => [`transactions:${pathParam(call, 'storeId')}`];
 const channelTags: Tagger = () => ['channels'];
 
-export const COMMERCE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
+export const COMMERCE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit('commerce', [
   {
     method: 'GET',
     route: COMMERCE_ROUTES.store,
@@ -72,4 +72,4 @@ export const COMMERCE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
     cache: cacheFor({ kind: 'transaction', ttlSec: 30, tags: transactionTags }),
     redact: redactTransactionRecord,
   },
-].map((route) => ({ ...route, breaker: 'commerce' }) as UpstreamRoute);
+]);

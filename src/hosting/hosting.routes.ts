@@ -18,7 +18,7 @@ import {
   pathParam,
   type Tagger,
 } from '../upstream/cache-policy.ts';
-import type { RouteClass, UpstreamRoute } from '../upstream/upstream-routes.ts';
+import { inCircuit, type RouteClass, type UpstreamRoute } from '../upstream/upstream-routes.ts';
 
 const PREFIX = '/v1/hosting/nodejs';
 
@@ -53,7 +53,7 @@ const write = (method: 'POST' | 'PATCH' | 'DELETE', route: string, cache: Upstre
 const heavy = (route: string, cache: UpstreamRoute['cache']) =>
   ({ method: 'POST', route, cache, limitClass: HOSTING_LIMITS.heavy }) as const;
 
-export const HOSTING_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
+export const HOSTING_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit('hosting', [
   read(HOSTING_ROUTES.apps, cacheFor({ kind: 'app-list', ttlSec: 30, tags: () => ['apps'] })),
   write(
     'POST',
@@ -75,4 +75,4 @@ export const HOSTING_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
   read(HOSTING_ROUTES.secrets, cacheFor({ kind: 'app-secret-names', ttlSec: 60, tags: appTags })),
   write('POST', HOSTING_ROUTES.secrets, invalidates(appTags)),
   read(HOSTING_ROUTES.logs, neverCache('logs are a live tail')),
-].map((route) => ({ ...route, breaker: 'hosting' }));
+]);

@@ -11,7 +11,8 @@ import type { Config } from '../config.ts';
 import { formatGraphQLError } from '../errors/graphql-errors.ts';
 import { buildGatewaySchema } from '../graph/build-schema.ts';
 import { upstreamRoutes } from '../graph/upstream-routes.ts';
-import { bearerToken, createCredentialFactory } from '../upstream/credential.ts';
+import { createCredentialFactory } from '../upstream/credential.ts';
+import { createRequestCredential } from './request-credential.ts';
 import { createUpstreamStack } from '../upstream/create-upstream-stack.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { requestLifecyclePlugin, upstreamFactsPlugin } from './apollo-plugins.ts';
@@ -55,6 +56,7 @@ export async function createGateway(
   upstreamUrl: string,
 ): Promise<Gateway> {
   const credentialFor = createCredentialFactory(config.CREDENTIAL_HMAC_SECRET);
+  const credentialOf = createRequestCredential(credentialFor);
   const metrics = config.METRICS ? createGatewayMetrics() : undefined;
   const tracing =
     config.TRACING === 'log'
@@ -100,6 +102,9 @@ export async function createGateway(
     // JSON bodies; multipart uploads are streamed and capped by UPLOAD_MAX_BYTES instead.
     bodyLimit: config.REQUEST_BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    // Fastify's 10 s for a plugin to load was seen to run out on a loaded two-core machine (CI with
+    // Chromium and 100 MiB uploads beside it); a start-up that hangs still fails, later.
+    pluginTimeout: 30_000,
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
@@ -119,7 +124,7 @@ export async function createGateway(
     app.log,
     GRAPHQL_PATH,
     upstreamStack.redis,
-    credentialFor,
+    credentialOf,
   );
   const responseCache =
     config.RESPONSE_CACHE && upstreamStack.cache
@@ -179,24 +184,22 @@ export async function createGateway(
     path: GRAPHQL_PATH,
     apollo,
     pipeline: policy.pipeline,
-    credentialFor,
+    credentialOf,
     sse,
     maxUploadBytes: config.UPLOAD_MAX_BYTES,
     explorer: policy.explorer,
     apqRegistration: policy.apqRegistration,
-    replay: responseCache && { cache: responseCache, credentialFor, metrics },
-    contextOf: async (request) => {
-      const token = bearerToken(request.headers.authorization);
-      return createGatewayContext(contextDeps, {
+    replay: responseCache && { cache: responseCache, credentialOf, metrics },
+    contextOf: async (request) =>
+      createGatewayContext(contextDeps, {
         requestId: request.id,
-        credential: token ? credentialFor(token) : undefined,
+        credential: credentialOf(request),
         logger: request.log,
         storeIdHeader: storeIdHeaderOf(request.headers),
         facts: createRequestFacts(),
         trace: tracing ? { span: undefined } : undefined,
         replayKey: request.replayKey,
-      });
-    },
+      }),
   });
 
   if (metrics) registerMetricsRoute(app, metrics);

@@ -5,7 +5,7 @@
  * Nothing sensitive is in a key: the credential is its HMAC id.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { LRUCache } from 'lru-cache';
+import { createWindowCounter } from './window-counter.ts';
 import { createRedisFallback } from '../upstream/redis-fallback.ts';
 import type { RedisConnection } from '../upstream/redis-connection.ts';
 
@@ -27,15 +27,8 @@ export interface CredentialQuotaOptions {
 
 export function createCredentialQuota(options: CredentialQuotaOptions): CredentialQuota {
   const now = options.now ?? Date.now;
-  const local = new LRUCache<string, { count: number; until: number }>({ max: 100_000 });
-  const takeLocally = async (credentialId: string) => {
-    const at = now();
-    const known = local.get(credentialId);
-    const entry = known && known.until > at ? known : { count: 0, until: at + options.windowMs };
-    entry.count += 1;
-    local.set(credentialId, entry);
-    return entry.count <= options.max;
-  };
+  const local = createWindowCounter(options.windowMs, now);
+  const takeLocally = async (credentialId: string) => local.add(credentialId).count <= options.max;
   const { redis } = options;
   if (!redis) return { take: takeLocally };
   const either = createRedisFallback({

@@ -6,7 +6,7 @@
  */
 import type { ApolloServerOptions, ApolloServerPlugin } from '@apollo/server';
 import type { FastifyBaseLogger, FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
-import type { CredentialFactory } from '../upstream/credential.ts';
+import type { RequestCredential } from './request-credential.ts';
 import { createCredentialQuota } from './credential-quota.ts';
 import { createApqRegistrationHook } from './persisted-operations/apq-registration.hook.ts';
 import type { Config } from '../config.ts';
@@ -53,7 +53,7 @@ export async function createProductionPolicy(
   graphqlPath: string,
   /** The upstream stack's connection (one per process); its owner closes it. */
   redis: RedisConnection | undefined,
-  credentialFor: CredentialFactory,
+  credentialOf: RequestCredential,
 ): Promise<ProductionPolicy> {
   const limits = operationLimitsOf(config);
   const persisted = await createPersistedOperations({
@@ -66,7 +66,7 @@ export async function createProductionPolicy(
   const apqRegistration = persisted.trusted
     ? undefined
     : createApqRegistrationHook({
-        credentialFor,
+        credentialOf,
         quota: createCredentialQuota({
           name: 'apq',
           max: config.APQ_MAX_PER_CREDENTIAL,

@@ -3,13 +3,13 @@
  * successful answer before the cache stores it or anything else reads it, so what is sensitive is
  * never held at rest, in a log or in a resolver — and a cached answer looks like a fresh one.
  */
-import type { UpstreamResponse } from './upstream-call.ts';
+import type { UpstreamCall, UpstreamResponse } from './upstream-call.ts';
 import type { UpstreamClient } from './upstream-client.ts';
 import type { RouteTable } from './upstream-routes.ts';
 
 export function createRedactingClient(inner: UpstreamClient, table: RouteTable): UpstreamClient {
   return {
-    async request<T>(call: Parameters<UpstreamClient['request']>[0]) {
+    async request<T>(call: UpstreamCall) {
       const redact = table.of(call)?.redact;
       const response = await inner.request<T>(call);
       if (!redact) return response;

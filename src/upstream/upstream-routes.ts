@@ -41,6 +41,12 @@ export interface UpstreamRoute {
   readonly resourceScoped401?: boolean;
 }
 
+/** Routes of one upstream part: each gets that part's circuit. */
+export const inCircuit = (
+  breaker: string,
+  routes: readonly Omit<UpstreamRoute, 'breaker'>[],
+): UpstreamRoute[] => routes.map((route) => ({ ...route, breaker }));
+
 /** The breaker part of a call to an undeclared route. */
 export const UNDECLARED_BREAKER = 'other';
 

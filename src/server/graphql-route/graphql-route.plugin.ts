@@ -25,12 +25,12 @@ import type {
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
-import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import { operationTypeOf } from '../../upstream/graphql-operation.ts';
 import { createRefusalThrottle } from '../limits/refusal-throttle.ts';
 import type { ExplorerPage } from '../explorer/explorer.routes.ts';
 import { requestedDocument } from '../limits/document-limits.ts';
 import type { OperationPipeline } from '../operation-pipeline.ts';
+import type { RequestCredential } from '../request-credential.ts';
 import {
   createReplayHook,
   type ResponseReplayOptions,
@@ -46,7 +46,7 @@ export interface GraphqlRouteOptions {
   readonly apollo: ApolloServer<GatewayContext>;
   readonly contextOf: (request: FastifyRequest) => Promise<GatewayContext>;
   readonly pipeline: OperationPipeline;
-  readonly credentialFor: CredentialFactory;
+  readonly credentialOf: RequestCredential;
   readonly sse: GraphQLSseTransport;
   /** Largest uploaded file, bytes. */
   readonly maxUploadBytes: number;
@@ -66,8 +66,8 @@ export async function graphqlRoute(
   const throttle = createRefusalThrottle();
   /** Who sent a request: its credential when it has a token, else its address. */
   const clientOf = (request: FastifyRequest): string => {
-    const token = bearerToken(request.headers.authorization);
-    return token ? `credential:${options.credentialFor(token).id}` : `address:${request.ip}`;
+    const credential = options.credentialOf(request);
+    return credential ? `credential:${credential.id}` : `address:${request.ip}`;
   };
 
   // First of all: a client that keeps sending refused documents waits, at no cost to anyone else.

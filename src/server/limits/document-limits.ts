@@ -15,7 +15,7 @@ import { GatewayError } from '../../errors/gateway-errors.ts';
 import { documentHash, type TrustedDocuments } from '../persisted-operations/trusted-documents.ts';
 import { limitExceeded, type OperationLimits } from './operation-limits.ts';
 import { shapeRefusal } from './operation-shape.rule.ts';
-import { isRecord } from '../../kit/is-record.ts';
+import { graphqlParamsOf } from '../graphql-params.ts';
 
 /** What the document checks need. */
 export interface DocumentLimits {
@@ -30,26 +30,13 @@ export interface RequestedDocument {
   readonly sha256Hash: string | undefined;
 }
 
-function hashOf(extensions: unknown): string | undefined {
-  if (typeof extensions === 'string') {
-    try {
-      return hashOf(JSON.parse(extensions));
-    } catch {
-      return undefined;
-    }
-  }
-  if (!isRecord(extensions) || !isRecord(extensions.persistedQuery)) return undefined;
-  const hash = extensions.persistedQuery.sha256Hash;
-  return typeof hash === 'string' ? hash : undefined;
-}
-
 /** The document text and/or APQ hash of a GET or POST GraphQL request (undefined: none to check). */
 export function requestedDocument(request: FastifyRequest): RequestedDocument | undefined {
-  const params = request.method === 'GET' ? request.query : request.body;
-  if (!isRecord(params)) return undefined; // a batch (refused by Apollo) or no body
-  const query = typeof params.query === 'string' ? params.query : undefined;
-  const sha256Hash = hashOf(params.extensions);
-  return query === undefined && sha256Hash === undefined ? undefined : { query, sha256Hash };
+  const params = graphqlParamsOf(request);
+  if (!params || (params.query === undefined && params.persistedHash === undefined)) {
+    return undefined;
+  }
+  return { query: params.query, sha256Hash: params.persistedHash };
 }
 
 /**

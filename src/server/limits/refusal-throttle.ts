@@ -5,7 +5,7 @@
  * is its credential (the HMAC id) when it sends a token, else its address. Per replica, in memory:
  * a flood is local to the replica it hits.
  */
-import { LRUCache } from 'lru-cache';
+import { createWindowCounter } from '../window-counter.ts';
 
 export const REFUSALS_BEFORE_THROTTLE = 20;
 export const REFUSAL_WINDOW_MS = 10_000;
@@ -18,20 +18,15 @@ export interface RefusalThrottle {
 }
 
 export function createRefusalThrottle(now: () => number = Date.now): RefusalThrottle {
-  const clients = new LRUCache<string, { count: number; until: number }>({ max: 100_000 });
+  const refusals = createWindowCounter(REFUSAL_WINDOW_MS, now);
   return {
     noteRefusal(client) {
-      const at = now();
-      const known = clients.get(client);
-      const entry = known && known.until > at ? known : { count: 0, until: at + REFUSAL_WINDOW_MS };
-      entry.count += 1;
-      clients.set(client, entry);
+      refusals.add(client);
     },
     retryAfterSec(client) {
-      const entry = clients.get(client);
-      const at = now();
-      if (!entry || entry.until <= at || entry.count <= REFUSALS_BEFORE_THROTTLE) return undefined;
-      return Math.max(1, Math.ceil((entry.until - at) / 1000));
+      const window = refusals.peek(client);
+      if (!window || window.count <= REFUSALS_BEFORE_THROTTLE) return undefined;
+      return Math.max(1, Math.ceil((window.until - now()) / 1000));
     },
   };
 }

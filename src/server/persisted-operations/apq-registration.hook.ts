@@ -7,18 +7,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isRecord } from '../../kit/is-record.ts';
-import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import type { CredentialQuota } from '../credential-quota.ts';
-
-/** The request's params (POST body or GET query) when they register a document. */
-function registration(request: FastifyRequest): Record<string, unknown> | undefined {
-  const params = request.method === 'GET' ? request.query : request.body;
-  if (!isRecord(params) || typeof params.query !== 'string') return undefined;
-  const { extensions } = params;
-  if (typeof extensions === 'string')
-    return extensions.includes('persistedQuery') ? params : undefined;
-  return isRecord(extensions) && extensions.persistedQuery !== undefined ? params : undefined;
-}
+import { graphqlParamsOf } from '../graphql-params.ts';
+import type { RequestCredential } from '../request-credential.ts';
 
 /** Removes the hash: the document runs without being stored. */
 function withoutHash(params: Record<string, unknown>): void {
@@ -37,19 +28,18 @@ function withoutHash(params: Record<string, unknown>): void {
 
 export function createApqRegistrationHook(options: {
   readonly quota: CredentialQuota;
-  readonly credentialFor: CredentialFactory;
+  readonly credentialOf: RequestCredential;
 }) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const params = registration(request);
-    if (!params) return;
-    const token = bearerToken(request.headers.authorization);
-    const allowed =
-      token !== undefined && (await options.quota.take(options.credentialFor(token).id));
-    if (allowed) return;
+    const params = graphqlParamsOf(request);
+    // A registration carries both the document and its hash.
+    if (params?.query === undefined || params.extensions?.persistedQuery === undefined) return;
+    const credential = options.credentialOf(request);
+    if (credential && (await options.quota.take(credential.id))) return;
     request.log.info(
-      { apq: token === undefined ? 'unauthenticated' : 'over quota' },
+      { apq: credential ? 'over quota' : 'unauthenticated' },
       'persisted query not registered',
     );
-    withoutHash(params);
+    withoutHash(params.source);
   };
 }

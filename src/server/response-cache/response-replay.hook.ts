@@ -6,9 +6,9 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayMetrics } from '../../observability/metrics.ts';
-import type { CredentialFactory } from '../../upstream/credential.ts';
-import { bearerToken } from '../../upstream/credential.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
+import { graphqlParamsOf } from '../graphql-params.ts';
+import type { RequestCredential } from '../request-credential.ts';
 import { jsonResponseType } from '../graphql-route/media-types.ts';
 import type { CredentialQuota } from '../credential-quota.ts';
 import type { GraphqlResponseCache, Replay } from './graphql-response-cache.ts';
@@ -22,42 +22,10 @@ declare module 'fastify' {
 
 export const REPLAY_HEADER = 'x-weft-response-cache';
 
-interface GraphqlBody {
-  query?: unknown;
-  operationName?: unknown;
-  variables?: unknown;
-  extensions?: { persistedQuery?: { sha256Hash?: unknown } };
-}
-
-const text = (value: unknown): string | undefined =>
-  typeof value === 'string' ? value : undefined;
-
 export interface ResponseReplayOptions {
   readonly cache: GraphqlResponseCache;
-  readonly credentialFor: CredentialFactory;
+  readonly credentialOf: RequestCredential;
   readonly metrics: GatewayMetrics | undefined;
-}
-
-/** A query's GraphQL-over-HTTP parameters: the POST body, or GET's query string (JSON in text). */
-function paramsOf(request: FastifyRequest): GraphqlBody | undefined {
-  const params = (request.method === 'GET' ? request.query : request.body) as
-    Record<string, unknown> | undefined;
-  if (typeof params !== 'object' || params === null) return undefined;
-  if (request.method !== 'GET') return params as GraphqlBody;
-  const json = (value: unknown) => {
-    if (typeof value !== 'string') return value;
-    try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      return undefined;
-    }
-  };
-  return {
-    query: params.query,
-    operationName: params.operationName,
-    variables: json(params.variables),
-    extensions: json(params.extensions) as GraphqlBody['extensions'],
-  };
 }
 
 /**
@@ -88,20 +56,19 @@ const clientHolds = (request: FastifyRequest, etag: string): boolean =>
 export function createReplayHook(options: ResponseReplayOptions) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'POST' && request.method !== 'GET') return;
-    const body = paramsOf(request);
-    const token = bearerToken(request.headers.authorization);
-    if (!token || !body) return;
-    const query = text(body.query);
-    const persistedHash = text(body.extensions?.persistedQuery?.sha256Hash);
+    const params = graphqlParamsOf(request);
+    const credential = options.credentialOf(request);
+    if (!credential || !params) return;
+    const { query, persistedHash } = params;
     if (query === undefined && persistedHash === undefined) return;
     const storeHeader = request.headers['x-store-id'];
     request.replayKey = options.cache.keyOf({
-      credentialId: options.credentialFor(token).id,
+      credentialId: credential.id,
       storeIdHeader: typeof storeHeader === 'string' ? storeHeader : undefined,
       query,
       persistedHash,
-      operationName: text(body.operationName),
-      variables: body.variables,
+      operationName: params.operationName,
+      variables: params.variables,
     });
     const started = performance.now();
     const replay = await options.cache.lookup(request.replayKey).catch(() => undefined);

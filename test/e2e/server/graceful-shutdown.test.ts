@@ -84,7 +84,9 @@ describe('graceful shutdown in production mode', () => {
       }
     });
     expect(messages).toContain('stopped');
-    expect(messages.indexOf('stopped')).toBe(messages.length - 1);
+    expect(messages.indexOf('stopped'), gateway.logs.slice(-2).join('\n')).toBe(
+      messages.length - 1,
+    );
   });
 
   it('cuts a request that outlives SHUTDOWN_TIMEOUT_MS and still stops cleanly', async () => {
