@@ -18,8 +18,9 @@
  *  5. Validation: graphql-js's rules, plus the shape limits again as a backstop
  *     ({@link OperationPipeline.validationRules}). Apollo / `prepareSubscription`.
  *  6. Operation type fits the transport: subscriptions over WS and SSE only, the rest over HTTP.
- *  7. Variables (value-free errors), then cost ({@link OperationPipeline.refuseOperation}). HTTP:
- *     the Apollo plugin below; WS and SSE: `prepareSubscription`.
+ *  7. Variables (value-free errors), the arguments' `@range` bounds, then cost
+ *     ({@link OperationPipeline.refuseOperation}). HTTP: the Apollo plugin below; WS and SSE:
+ *     `prepareSubscription`.
  *  8. Idempotency of mutations with `Idempotency-Key`. HTTP (mutations run nowhere else).
  *  9. Execution; metrics, tracing and one log line per operation.
  */
@@ -35,6 +36,7 @@ import type {
 import { LRUCache } from 'lru-cache';
 import type { GatewayError } from '../errors/gateway-errors.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
+import { argumentRangeProblem } from './limits/argument-ranges.ts';
 import { refusalOf, type RequestedDocument } from './limits/document-limits.ts';
 import { operationCost } from './limits/operation-cost.ts';
 import {
@@ -97,6 +99,9 @@ export function createOperationPipeline(
     // Variables first: the cost reads `first: $n`, which must be a valid value to mean anything.
     const problems = variableValueProblems(schema, operation, variables);
     if (problems.length > 0) return problems;
+    // Then the bounds the SDL declares: `first: 500` names `first`, not the cost it would have.
+    const outOfRange = argumentRangeProblem(schema, document, operation, variables);
+    if (outOfRange) return [outOfRange];
     const cost = operationCost(schema, document, operation, variables, {
       defaultListSize: limits.defaultListSize,
     });

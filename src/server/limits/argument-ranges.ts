@@ -1,0 +1,145 @@
+/**
+ * The bounds of numeric arguments, declared in the SDL with `@range(min:, max:)` and checked before
+ * the operation's cost is estimated: `first: 500` is refused as "`first` must be a whole number from
+ * 1 to 100", naming the argument, rather than as an estimated cost the client cannot act on. The
+ * resolvers keep their own checks; this one answers first and for every transport.
+ *
+ * Only the operation that runs and the fragments it spreads are read, so another operation of the
+ * same document cannot get it refused. Messages name the argument and its bounds, never the value
+ * (it may come from a variable).
+ */
+import { getDirective } from '@graphql-tools/utils';
+import {
+  BREAK,
+  Kind,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type ArgumentNode,
+  type ASTNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLError,
+  type GraphQLArgument,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValueNode,
+} from 'graphql';
+import { ErrorCode } from '../../errors/error-codes.ts';
+import { GatewayError } from '../../errors/gateway-errors.ts';
+import { limitGraphQLError } from './operation-limits.ts';
+
+interface Range {
+  readonly min?: number;
+  readonly max?: number;
+}
+
+/** Argument definition → its declared range (null: none); read once per schema object. */
+const rangeCache = new WeakMap<GraphQLArgument, Range | null>();
+
+function rangeOf(schema: GraphQLSchema, argument: GraphQLArgument): Range | null {
+  const known = rangeCache.get(argument);
+  if (known !== undefined) return known;
+  const [declared] = getDirective(schema, argument, 'range') ?? [];
+  const range =
+    declared === undefined
+      ? null
+      : {
+          ...(typeof declared['min'] === 'number' ? { min: declared['min'] } : {}),
+          ...(typeof declared['max'] === 'number' ? { max: declared['max'] } : {}),
+        };
+  rangeCache.set(argument, range);
+  return range;
+}
+
+/** The number an argument is given, literally or through a variable (or its default). */
+function numberGiven(
+  value: ValueNode,
+  variables: Readonly<Record<string, unknown>>,
+  operation: OperationDefinitionNode,
+): number | undefined {
+  if (value.kind === Kind.INT) return Number.parseInt(value.value, 10);
+  if (value.kind !== Kind.VARIABLE) return undefined;
+  const name = value.name.value;
+  const given = variables[name];
+  if (typeof given === 'number') return given;
+  if (given !== undefined) return undefined;
+  const definition = operation.variableDefinitions?.find((v) => v.variable.name.value === name);
+  return definition?.defaultValue?.kind === Kind.INT
+    ? Number.parseInt(definition.defaultValue.value, 10)
+    : undefined;
+}
+
+/** The fragments the operation spreads, directly or through other fragments. */
+function fragmentsUsedBy(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): FragmentDefinitionNode[] {
+  const byName = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) byName.set(definition.name.value, definition);
+  }
+  const used = new Map<string, FragmentDefinitionNode>();
+  const pending: ASTNode[] = [operation];
+  while (pending.length > 0) {
+    visit(pending.pop()!, {
+      FragmentSpread(spread) {
+        const fragment = byName.get(spread.name.value);
+        if (fragment && !used.has(fragment.name.value)) {
+          used.set(fragment.name.value, fragment);
+          pending.push(fragment);
+        }
+      },
+    });
+  }
+  return [...used.values()];
+}
+
+function outOfRange(argument: ArgumentNode, range: Range): GraphQLError {
+  const name = argument.name.value;
+  const bounds =
+    range.min !== undefined && range.max !== undefined
+      ? `from ${range.min} to ${range.max}`
+      : range.min !== undefined
+        ? `of at least ${range.min}`
+        : `of at most ${range.max}`;
+  const refusal = new GatewayError(
+    ErrorCode.BAD_USER_INPUT,
+    `\`${name}\` must be a whole number ${bounds}`,
+    { field: name, ...range },
+  );
+  return limitGraphQLError(refusal, argument);
+}
+
+/** The first argument of the operation outside its declared range, as an error; else undefined. */
+export function argumentRangeProblem(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): GraphQLError | undefined {
+  const typeInfo = new TypeInfo(schema);
+  let problem: GraphQLError | undefined;
+  const visitor = visitWithTypeInfo(typeInfo, {
+    Argument(node) {
+      const definition = typeInfo.getArgument();
+      const range = definition ? rangeOf(schema, definition) : null;
+      if (!range) return;
+      const value = numberGiven(node.value, variables ?? {}, operation);
+      if (value === undefined) return;
+      if (
+        (range.min !== undefined && value < range.min) ||
+        (range.max !== undefined && value > range.max)
+      ) {
+        problem = outOfRange(node, range);
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  for (const part of [operation, ...fragmentsUsedBy(document, operation)]) {
+    visit(part, visitor);
+    if (problem) return problem;
+  }
+  return undefined;
+}
