@@ -2,12 +2,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'coverage/', 'src/generated/'] },
-  js.configs.recommended,
-  ...tseslint.configs.recommended,
   {
+    files: ['**/*.{js,mjs,cjs,ts,mts,cts}'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
     languageOptions: {
       globals: globals.node,
     },
@@ -29,6 +30,29 @@ export default tseslint.config(
   {
     files: ['src/config.ts', 'src/simulator/**', 'test/**', '.ci/**', 'vitest.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
+    // The SDL (local and the subgraph snapshots): every type, field, argument, input field, enum
+    // value and directive is described, so the explorer and generated clients document themselves.
+    files: ['schema/**/*.graphql'],
+    languageOptions: { parser: graphqlPlugin.parser },
+    plugins: { '@graphql-eslint': graphqlPlugin },
+    rules: {
+      '@graphql-eslint/require-description': [
+        'error',
+        {
+          types: true,
+          DirectiveDefinition: true,
+          FieldDefinition: true,
+          InputValueDefinition: true,
+          EnumValueDefinition: true,
+          // The root types are described once, in base.graphql; each domain file adds fields.
+          ignoredSelectors: [
+            '[type=ObjectTypeDefinition][name.value=/^(Query|Mutation|Subscription)$/][description=undefined]',
+          ],
+        },
+      ],
+    },
   },
   {
     // Tests read JSON responses of any shape.

@@ -18,6 +18,7 @@ import { createSubgraphExecutor } from './subgraph-executor.ts';
 import {
   moneyInputDescriptionsTransform,
   renameTransforms,
+  rootFieldOriginTransform,
   storeIdArgumentTransform,
 } from './subgraph-transforms.ts';
 
@@ -102,6 +103,7 @@ export async function createRemoteSubschemas(
         moneyInputDescriptionsTransform(),
         ...renameTransforms(renames),
         ...(subgraph.storeScoped ? [storeIdArgumentTransform(subgraph.name)] : []),
+        rootFieldOriginTransform(subgraph),
       ],
     });
     return { subgraph, subschema };

@@ -16,6 +16,7 @@ import { astFromField } from '@graphql-tools/utils';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { RemoteSubgraph } from './remote-subgraphs.ts';
 import { STORE_ID_ARGUMENT, subgraphScope } from './store-routing.ts';
+import { rootFieldOrigin } from './subgraph-transforms.ts';
 
 /** The name of the local type the fields are added to. */
 export const STORE_TYPE = 'Store';
@@ -52,13 +53,12 @@ export function createStoreExtension(
         throw new Error(`Name collision rule: Store.${name} is declared twice (${subgraph.name})`);
       }
       const node = astFromField(field, schema);
+      // The root field's own description, its origin sentence replaced: here the store is known.
+      const own = (field.description ?? '').replace(rootFieldOrigin(subgraph), '').trim();
       const from = `From the ${subgraph.name} subgraph, for this store.`;
       fields.push({
         ...node,
-        description: {
-          kind: Kind.STRING,
-          value: field.description ? `${field.description}\n\n${from}` : from,
-        },
+        description: { kind: Kind.STRING, value: own ? `${own}\n\n${from}` : from },
         arguments: node.arguments?.filter((arg) => arg.name.value !== STORE_ID_ARGUMENT),
       });
       resolvers[name] = (store, args, context, info) =>

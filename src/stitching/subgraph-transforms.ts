@@ -1,12 +1,14 @@
 /**
  * The transforms between a subgraph's own schema and what the graph shows of it: the collision
- * renames, the added `storeId` argument of the store-scoped subgraphs, and money-input descriptions.
+ * renames, the added `storeId` argument of the store-scoped subgraphs, the origin of each root
+ * field in its description, and money-input descriptions.
  */
 import { GraphQLID, GraphQLInputObjectType, type GraphQLSchema } from 'graphql';
 import type { Transform } from '@graphql-tools/delegate';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { RenameRootFields, RenameTypes, TransformRootFields } from '@graphql-tools/wrap';
 import type { SubgraphRenames } from './name-collisions.ts';
+import type { RemoteSubgraph } from './remote-subgraphs.ts';
 import { STORE_ID_ARGUMENT } from './store-routing.ts';
 
 /** The renames of name-collisions.ts as stitching transforms. */
@@ -15,6 +17,26 @@ export function renameTransforms(renames: SubgraphRenames): Transform[] {
     new RenameTypes((name) => renames.types.get(name) ?? name),
     new RenameRootFields((operation, name) => renames.rootFields.get(operation)?.get(name) ?? name),
   ];
+}
+
+/** The sentence that ends a stitched root field's description: where its answer comes from. */
+export function rootFieldOrigin(subgraph: Pick<RemoteSubgraph, 'name' | 'storeScoped'>): string {
+  return subgraph.storeScoped
+    ? `From the ${subgraph.name} subgraph of the store given by \`storeId\` (or the X-Store-Id header).`
+    : `From the ${subgraph.name} subgraph.`;
+}
+
+/**
+ * Ends every root field's description with its origin ({@link rootFieldOrigin}), after the
+ * subgraph's own description when it has one: a client reading the explorer knows which service
+ * answers and that a store is needed.
+ */
+export function rootFieldOriginTransform(subgraph: RemoteSubgraph): Transform {
+  const origin = rootFieldOrigin(subgraph);
+  return new TransformRootFields((_operation, _fieldName, fieldConfig) => ({
+    ...fieldConfig,
+    description: fieldConfig.description ? `${fieldConfig.description}\n\n${origin}` : origin,
+  }));
 }
 
 const STORE_ID_DESCRIPTION =
