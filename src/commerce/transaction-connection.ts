@@ -7,6 +7,7 @@ import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
 import type { TransactionFilter } from '../generated/resolvers.ts';
+import { isCalendarDateTime } from '../kit/date-time.ts';
 import {
   offsetConnection,
   pageCovering,
@@ -21,19 +22,19 @@ import { checkTransactionId } from './commerce-ids.ts';
 export const TRANSACTION_PAGE = { defaultFirst: 10, maxFirst: 100 } as const;
 const MAX_IDS = 100;
 
-const RFC3339 =
-  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
-
 const invalid = (field: string, message: string): GatewayError =>
   new GatewayError(ErrorCode.BAD_USER_INPUT, message, { field });
 
-/** `updatedAtAfter`/`updatedAtBefore`: RFC 3339 date-time, 20 to 64 characters (document). */
+/**
+ * `updatedAtAfter`/`updatedAtBefore`: RFC 3339 date-time, 20 to 64 characters (document), and a day
+ * the calendar has.
+ */
 function checkDateTime(value: string | null | undefined, field: string): string | undefined {
   if (value == null) return undefined;
   if (value.length < 20 || value.length > 64) {
     throw invalid(field, `\`${field}\` must have 20 to 64 characters`);
   }
-  if (!RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
+  if (!isCalendarDateTime(value)) {
     throw invalid(field, `\`${field}\` must be an RFC 3339 date-time, e.g. 2026-01-31T00:00:00Z`);
   }
   return value;

@@ -141,6 +141,21 @@ describe('transactions (page/pageSize)', () => {
       { updatedAtAfter: `2026-01-01T00:00:00.${'1'.repeat(50)}Z` },
       'filter.updatedAtAfter',
     ],
+    [
+      'a day February does not have',
+      { updatedAtAfter: '2026-02-30T00:00:00Z' },
+      'filter.updatedAtAfter',
+    ],
+    [
+      '29 February of a common year',
+      { updatedAtBefore: '2025-02-29T12:00:00Z' },
+      'filter.updatedAtBefore',
+    ],
+    [
+      'a leap second that is not at 23:59',
+      { updatedAtAfter: '2026-06-30T12:00:60Z' },
+      'filter.updatedAtAfter',
+    ],
     ['a malformed id', { transactionIds: ['nope'] }, 'filter.transactionIds.0'],
   ])('rejects %s before any call', async (_name, filter, field) => {
     const { body } = await stack.gql(TRANSACTION_PAGE, { s: A, filter });
