@@ -60,10 +60,25 @@ function upstreamMessage(error: UpstreamError): string {
   return `Upstream ${what}${error.upstreamCode ? ` (${error.upstreamCode})` : ''}: ${error.message}`;
 }
 
+/**
+ * The one request parameter an upstream 400/422 is about, when all of its `fields` entries point
+ * into the same one (`$.since`, `$.contacts[0].email` → `since`, `contacts`). The gateway's
+ * arguments carry the upstream's parameter names, so a client can match it like the gateway's own
+ * `extensions.field`. Several parameters: no single one to name.
+ */
+function fieldOfUpstreamError(error: UpstreamError): string | undefined {
+  if (error.status !== 400 && error.status !== 422) return undefined;
+  const tops = new Set(error.fields.map((field) => jsonPathToPath(field.path)[0]));
+  const [only] = tops;
+  return tops.size === 1 && only !== undefined ? only : undefined;
+}
+
 function upstreamExtensions(error: UpstreamError): Record<string, unknown> {
   const code = codeOfUpstreamError(error);
+  const field = fieldOfUpstreamError(error);
   return {
     code,
+    ...(field === undefined ? {} : { field }),
     upstream: {
       route: error.route,
       ...(error.status === undefined ? {} : { status: error.status }),
