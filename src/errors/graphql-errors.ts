@@ -125,11 +125,33 @@ export interface FormatOptions {
 /** graphql-js ends a message with its suggestion: ` Did you mean "x" or "y"?`. */
 const SUGGESTION = / ?Did you mean(.+?)\?$/;
 
+/**
+ * The longest message an error carries. Messages may quote input — graphql-js quotes a literal
+ * that does not fit its type, an upstream echoes a path — and a client's 10 KB argument must not
+ * come back (and be logged) whole.
+ */
+export const MAX_MESSAGE_LENGTH = 300;
+
+function boundedMessage(message: string): string {
+  return message.length <= MAX_MESSAGE_LENGTH
+    ? message
+    : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+}
+
 /** Apollo `formatError`: typed errors get their code; anything unknown is masked with a request id. */
 export function formatGraphQLError(
   formatted: GraphQLFormattedError,
   error: unknown,
   options: FormatOptions = {},
+): GraphQLFormattedError {
+  const result = typedOrMasked(formatted, error, options);
+  return { ...result, message: boundedMessage(result.message) };
+}
+
+function typedOrMasked(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  options: FormatOptions,
 ): GraphQLFormattedError {
   const original = rootCauseOf(error);
   const base = { locations: formatted.locations, path: formatted.path };
