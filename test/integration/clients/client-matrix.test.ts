@@ -3,9 +3,9 @@
  * real gateway: Apollo Client 4 (InMemoryCache with relayStylePagination to the end of a
  * connection, persisted queries over GET, an upload with apollo-upload-client, a subscription over
  * graphql-ws through a split link, a mutation's userErrors), urql with its default exchanges and
- * Accept header (GET queries, a mutation), graphql-request (typed errors). The bare graphql-ws and
- * graphql-sse clients are exercised in the hosting subscription tests. docs/clients.md quotes these
- * set-ups.
+ * Accept header (GET queries, a mutation, a subscription through its subscriptionExchange),
+ * graphql-request (typed errors), and the bare graphql-ws and graphql-sse clients. docs/clients.md
+ * quotes these set-ups.
  */
 import { createHash } from 'node:crypto';
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
@@ -16,7 +16,8 @@ import { createClient as createWsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { smallZip } from '../../support/graphql-multipart.ts';
 import { getMainDefinition, relayStylePagination } from '@apollo/client/utilities';
-import { cacheExchange, createClient, fetchExchange } from '@urql/core';
+import { cacheExchange, createClient, fetchExchange, subscriptionExchange } from '@urql/core';
+import { createClient as createSseClient } from 'graphql-sse';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
@@ -282,5 +283,94 @@ describe('graphql-request', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClientError);
     expect((error as ClientError).response.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+/** Starts a create-app job over HTTP and returns its id (what the subscriptions below follow). */
+async function startJob(name: string): Promise<string> {
+  const { body } = await stack.gql(
+    `mutation($name: String!) { createApp(input: { name: $name }) { job { jobId } } }`,
+    { name },
+  );
+  return body.data.createApp.job.jobId as string;
+}
+
+const JOB_STATUS = 'subscription($jobId: ID!) { appJob(jobId: $jobId) { jobId status } }';
+
+describe('urql subscriptions', () => {
+  it('follows a job through subscriptionExchange over graphql-ws', async () => {
+    const ws = createWsClient({
+      url: endpoint().replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: AUTH,
+    });
+    const client = createClient({
+      url: endpoint(),
+      fetchOptions: { headers: AUTH },
+      exchanges: [
+        cacheExchange,
+        fetchExchange,
+        subscriptionExchange({
+          forwardSubscription: (request) => ({
+            subscribe: (sink) => ({
+              unsubscribe: ws.subscribe({ ...request, query: request.query ?? '' }, sink),
+            }),
+          }),
+        }),
+      ],
+    });
+    try {
+      const jobId = await startJob('urql-ws-app');
+      const statuses = await new Promise<string[]>((resolve, reject) => {
+        const seen: string[] = [];
+        const { unsubscribe } = client.subscription(JOB_STATUS, { jobId }).subscribe((result) => {
+          if (result.error) return reject(result.error);
+          seen.push((result.data as any).appJob.status);
+          if (/ACTIVE|FAILED/.test(seen.at(-1) ?? '')) {
+            unsubscribe();
+            resolve(seen);
+          }
+        });
+      });
+      expect(statuses.at(-1)).toMatch(/ACTIVE|FAILED/);
+    } finally {
+      await ws.dispose();
+    }
+  });
+});
+
+describe('graphql-ws and graphql-sse clients with their defaults', () => {
+  it('graphql-ws: the token in the connection parameters, the stream completes at a terminal state', async () => {
+    const ws = createWsClient({
+      url: endpoint().replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: AUTH,
+    });
+    try {
+      const jobId = await startJob('ws-default-app');
+      const statuses: string[] = [];
+      for await (const result of ws.iterate({ query: JOB_STATUS, variables: { jobId } })) {
+        expect(result.errors).toBeUndefined();
+        statuses.push((result.data as any).appJob.status);
+      }
+      expect(statuses.at(-1)).toMatch(/ACTIVE|FAILED/);
+    } finally {
+      await ws.dispose();
+    }
+  });
+
+  it('graphql-sse: the token as a header, the stream completes at a terminal state', async () => {
+    const sse = createSseClient({ url: endpoint(), headers: AUTH });
+    try {
+      const jobId = await startJob('sse-default-app');
+      const statuses: string[] = [];
+      for await (const result of sse.iterate({ query: JOB_STATUS, variables: { jobId } })) {
+        expect(result.errors).toBeUndefined();
+        statuses.push((result.data as any).appJob.status);
+      }
+      expect(statuses.at(-1)).toMatch(/ACTIVE|FAILED/);
+    } finally {
+      sse.dispose();
+    }
   });
 });
