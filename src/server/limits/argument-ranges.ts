@@ -10,7 +10,6 @@
  */
 import { getDirective } from '@graphql-tools/utils';
 import {
-  BREAK,
   Kind,
   TypeInfo,
   visit,
@@ -111,6 +110,46 @@ function outOfRange(argument: ArgumentNode, range: Range): GraphQLError {
   return limitGraphQLError(refusal, argument);
 }
 
+interface RangedArgument {
+  readonly node: ArgumentNode;
+  readonly range: Range;
+}
+
+/**
+ * Operation → its arguments that have a declared range, found once: Apollo and the subscription
+ * transports hand over the same parsed document for the same text, so a request only reads values.
+ */
+const rangedArgumentsCache = new WeakMap<
+  GraphQLSchema,
+  WeakMap<OperationDefinitionNode, readonly RangedArgument[]>
+>();
+
+function rangedArguments(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): readonly RangedArgument[] {
+  let bySchema = rangedArgumentsCache.get(schema);
+  if (!bySchema) {
+    bySchema = new WeakMap();
+    rangedArgumentsCache.set(schema, bySchema);
+  }
+  const known = bySchema.get(operation);
+  if (known) return known;
+  const found: RangedArgument[] = [];
+  const typeInfo = new TypeInfo(schema);
+  const visitor = visitWithTypeInfo(typeInfo, {
+    Argument(node) {
+      const definition = typeInfo.getArgument();
+      const range = definition ? rangeOf(schema, definition) : null;
+      if (range) found.push({ node, range });
+    },
+  });
+  for (const part of [operation, ...fragmentsUsedBy(document, operation)]) visit(part, visitor);
+  bySchema.set(operation, found);
+  return found;
+}
+
 /** The first argument of the operation outside its declared range, as an error; else undefined. */
 export function argumentRangeProblem(
   schema: GraphQLSchema,
@@ -118,28 +157,15 @@ export function argumentRangeProblem(
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): GraphQLError | undefined {
-  const typeInfo = new TypeInfo(schema);
-  let problem: GraphQLError | undefined;
-  const visitor = visitWithTypeInfo(typeInfo, {
-    Argument(node) {
-      const definition = typeInfo.getArgument();
-      const range = definition ? rangeOf(schema, definition) : null;
-      if (!range) return;
-      const value = numberGiven(node.value, variables ?? {}, operation);
-      if (value === undefined) return;
-      if (
-        (range.min !== undefined && value < range.min) ||
-        (range.max !== undefined && value > range.max)
-      ) {
-        problem = outOfRange(node, range);
-        return BREAK;
-      }
-      return undefined;
-    },
-  });
-  for (const part of [operation, ...fragmentsUsedBy(document, operation)]) {
-    visit(part, visitor);
-    if (problem) return problem;
+  for (const { node, range } of rangedArguments(schema, document, operation)) {
+    const value = numberGiven(node.value, variables ?? {}, operation);
+    if (value === undefined) continue;
+    if (
+      (range.min !== undefined && value < range.min) ||
+      (range.max !== undefined && value > range.max)
+    ) {
+      return outOfRange(node, range);
+    }
   }
   return undefined;
 }
