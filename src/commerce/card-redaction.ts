@@ -116,6 +116,8 @@ function stringsIn(value: unknown, into: string[]): void {
 /** Replaces, in place, every string that contains a removed value. */
 function scrubEchoes(value: unknown, echoes: readonly string[]): unknown {
   if (typeof value === 'string') {
+    // Most strings of a record (ids, codes, timestamps) are too short to hold any echo.
+    if (value.length < MIN_ECHO_LENGTH || value === REDACTED) return value;
     return echoes.some((secret) => value.includes(secret)) ? REDACTED : value;
   }
   if (Array.isArray(value)) {
