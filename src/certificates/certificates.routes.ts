@@ -3,7 +3,7 @@
  *
  * Never cached: the ACME external account binding (it carries the `hmacKey`, a secret). A
  * certificate's detail is cached long once it is settled; any other state is what a client polls
- * after an order or a reissue, so it is not cached at all.
+ * after an order or a reissue, so it is read again at most every 15 s.
  */
 import {
   cacheFor,
@@ -26,8 +26,16 @@ const entitlementTags: Tagger = (call) => [
 
 /** States that no longer move on their own. */
 const SETTLED_CERTIFICATE = new Set(['ISSUED', 'EXPIRED', 'REVOKED', 'DENIED']);
-const settledOnly = (data: unknown, ttlSec: number): number =>
-  SETTLED_CERTIFICATE.has(String((data as { status?: unknown } | null)?.status)) ? ttlSec : 0;
+/**
+ * How often a certificate that still moves (pending issuance, pending reissue…) is read again,
+ * however often it is viewed: a schedule, not a read per view. Issuance takes minutes; Weft's own
+ * order and reissue invalidate the entry, so the next read after them is fresh.
+ */
+export const PENDING_CERTIFICATE_POLL_SEC = 15;
+const settledLong = (data: unknown, ttlSec: number): number =>
+  SETTLED_CERTIFICATE.has(String((data as { status?: unknown } | null)?.status))
+    ? ttlSec
+    : Math.min(ttlSec, PENDING_CERTIFICATE_POLL_SEC);
 
 const CUSTOMER_CERTIFICATE = '/v2/customers/{customerId}/certificates/{certificateId}';
 
@@ -74,7 +82,7 @@ export const CERTIFICATE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit(b
     cache: cacheFor({
       kind: 'certificate-detail',
       ttlSec: 3600,
-      ttlOf: settledOnly,
+      ttlOf: settledLong,
       tags: certificateTags,
     }),
   },

@@ -46,6 +46,28 @@ const appTags: Tagger = (call) => [`app:${pathParam(call, 'appId')}`];
 /** A write to an app changes the app list too. */
 const appWrite = invalidates((call) => ['apps', ...appTags(call)]);
 
+/**
+ * While something moves (a variant building or deploying, a deployment pending or in progress), a
+ * view reads it again at most every 5 s; once everything has settled, the entry keeps its TTL
+ * (Weft's own writes to the app invalidate it at once either way).
+ */
+const MOVING_POLL_SEC = 5;
+const MOVING_LIFECYCLE = new Set(['building', 'deploying']);
+const MOVING_DEPLOYMENT = new Set(['pending', 'in_progress']);
+const anyMoving = (items: unknown, key: string, moving: ReadonlySet<string>): boolean =>
+  Array.isArray(items) &&
+  items.some((item) =>
+    moving.has(String((item as Record<string, unknown> | null)?.[key]).toLowerCase()),
+  );
+const runtimeStatusTtl = (data: unknown, ttlSec: number): number =>
+  anyMoving((data as { variants?: unknown } | null)?.variants, 'lifecycleState', MOVING_LIFECYCLE)
+    ? Math.min(ttlSec, MOVING_POLL_SEC)
+    : ttlSec;
+const deploymentsTtl = (data: unknown, ttlSec: number): number =>
+  anyMoving((data as { deployments?: unknown } | null)?.deployments, 'status', MOVING_DEPLOYMENT)
+    ? Math.min(ttlSec, MOVING_POLL_SEC)
+    : ttlSec;
+
 const read = (route: string, cache: UpstreamRoute['cache']) =>
   ({ method: 'GET', route, cache, limitClass: HOSTING_LIMITS.read }) as const;
 const write = (method: 'POST' | 'PATCH' | 'DELETE', route: string, cache: UpstreamRoute['cache']) =>
@@ -68,10 +90,18 @@ export const HOSTING_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit('host
   read(HOSTING_ROUTES.sourceStatus, neverCache('upload status is polled while it moves')),
   read(
     HOSTING_ROUTES.deployments,
-    cacheFor({ kind: 'app-deployments', ttlSec: 10, tags: appTags }),
+    cacheFor({ kind: 'app-deployments', ttlSec: 30, ttlOf: deploymentsTtl, tags: appTags }),
   ),
   heavy(HOSTING_ROUTES.deployments, appWrite),
-  read(HOSTING_ROUTES.status, cacheFor({ kind: 'app-runtime-status', ttlSec: 5, tags: appTags })),
+  read(
+    HOSTING_ROUTES.status,
+    cacheFor({
+      kind: 'app-runtime-status',
+      ttlSec: 30,
+      ttlOf: runtimeStatusTtl,
+      tags: appTags,
+    }),
+  ),
   read(HOSTING_ROUTES.secrets, cacheFor({ kind: 'app-secret-names', ttlSec: 60, tags: appTags })),
   write('POST', HOSTING_ROUTES.secrets, invalidates(appTags)),
   read(HOSTING_ROUTES.logs, neverCache('logs are a live tail')),

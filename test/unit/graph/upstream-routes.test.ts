@@ -295,7 +295,7 @@ describe('cache policy', () => {
     ).toMatchObject({ type: 'cache', tags: ['orders'] });
   });
 
-  it('caches an issued certificate long and a pending one not at all', () => {
+  it('caches an issued certificate long and reads a pending one at most every 15 s', () => {
     const detail = decide({
       method: 'GET',
       route: '/v2/customers/{customerId}/certificates/{certificateId}',
@@ -304,8 +304,47 @@ describe('cache policy', () => {
     if (detail.type !== 'cache' || !detail.ttlOf)
       throw new Error('expected a cache rule with ttlOf');
     expect(detail.ttlOf({ status: 'ISSUED' }, detail.ttlSec)).toBe(3600);
-    expect(detail.ttlOf({ status: 'PENDING_ISSUANCE' }, detail.ttlSec)).toBe(0);
-    expect(detail.ttlOf({ status: 'SOMETHING_NEW' }, detail.ttlSec)).toBe(0);
+    expect(detail.ttlOf({ status: 'PENDING_ISSUANCE' }, detail.ttlSec)).toBe(15);
+    expect(detail.ttlOf({ status: 'SOMETHING_NEW' }, detail.ttlSec)).toBe(15);
+    // An override shorter than the schedule wins (CACHE_TTL_OVERRIDES=certificate-detail=1).
+    expect(detail.ttlOf({ status: 'PENDING_ISSUANCE' }, 1)).toBe(1);
+  });
+
+  it('keeps settled runtime status and deployments 30 s, and what still moves 5 s', () => {
+    const status = decide({
+      method: 'GET',
+      route: '/v1/hosting/nodejs/apps/{appId}/status',
+      params: { appId: 'a' },
+    });
+    const deployments = decide({
+      method: 'GET',
+      route: '/v1/hosting/nodejs/apps/{appId}/deployments',
+      params: { appId: 'a' },
+      query: { limit: 3 },
+    });
+    if (status.type !== 'cache' || !status.ttlOf) throw new Error('expected a cache rule');
+    if (deployments.type !== 'cache' || !deployments.ttlOf)
+      throw new Error('expected a cache rule');
+    const variants = (lifecycleState: string) => ({
+      appStatus: 'active',
+      variants: [
+        { variant: 'preview', status: 'running', lifecycleState: 'live' },
+        { variant: 'publish', status: 'running', lifecycleState },
+      ],
+    });
+    expect(status.ttlOf(variants('live'), status.ttlSec)).toBe(30);
+    expect(status.ttlOf(variants('not_deployed'), status.ttlSec)).toBe(30);
+    expect(status.ttlOf(variants('deploying'), status.ttlSec)).toBe(5);
+    expect(status.ttlOf(variants('BUILDING'), status.ttlSec)).toBe(5);
+    const list = (...statuses: string[]) => ({
+      deployments: statuses.map((s, i) => ({ id: `d${i}`, status: s })),
+      totalCount: statuses.length,
+      hasMore: false,
+    });
+    expect(deployments.ttlOf(list('succeeded', 'failed'), deployments.ttlSec)).toBe(30);
+    expect(deployments.ttlOf(list(), deployments.ttlSec)).toBe(30);
+    expect(deployments.ttlOf(list('in_progress', 'succeeded'), deployments.ttlSec)).toBe(5);
+    expect(deployments.ttlOf(list('pending'), deployments.ttlSec)).toBe(5);
   });
 
   it('does not store subgraph answers carrying GraphQL errors', () => {
