@@ -85,7 +85,7 @@ describe.skipIf(!testRedisAvailable)('canaries', () => {
     expect(conflict.status).toBe(409);
 
     // A limit refusal of an operation carrying the secret.
-    const costly = `query($s: ID!) { a: certificateCustomer(customerId: $s) { certificates(first: 999) { edges { node { certificateId } } } } }`;
+    const costly = `query($s: ID!) { a: certificateCustomer(customerId: $s) { certificates(first: 100) { edges { node { certificateId domainVerifications { domain } } } } } }`;
     const limited = await send({ query: costly, variables: { s: CANARY_SECRET } }, CANARY_TOKEN);
     expect(limited.body.errors[0].extensions.limit, limited.text).toBe('cost');
 
