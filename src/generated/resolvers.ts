@@ -35,20 +35,27 @@ export type Scalars = {
   Upload: { input: unknown; output: unknown; }
 };
 
+/** Credentials that bind an ACME client's account to the certificate customer (external account binding). */
 export type AcmeExternalAccountBinding = {
   __typename?: 'AcmeExternalAccountBinding';
+  /** The ACME directory URL to point the ACME client at. */
   directoryUrl: Scalars['String']['output'];
+  /** The binding's HMAC key. A secret: returned only when selected, never cached and never logged. */
   hmacKey: Scalars['String']['output'];
+  /** The key identifier of the binding (the EAB key id). */
   keyId: Scalars['String']['output'];
 };
 
 /** A Node.js app with its preview and publish variants. */
 export type App = Node & {
   __typename?: 'App';
+  /** The upstream's app id (e.g. `app-0005`): the `appId` every hosting argument and input takes. */
   appId: Scalars['ID']['output'];
+  /** When the app was created; null when the upstream leaves it out. */
   createdAt?: Maybe<Scalars['DateTime']['output']>;
   /** Past deployments, newest first. `limit` is the upstream's list size parameter: 1–50, default 10. */
   deployments: AppDeploymentList;
+  /** Opaque global id for `node(id:)`; the hosting operations take `appId` instead. */
   id: Scalars['ID']['output'];
   /**
    * Log entries, oldest first: the newest `lines` (1–500; the upstream's default, 100, when omitted)
@@ -56,18 +63,23 @@ export type App = Node & {
    * duration back from now such as `15m`, `2h`, `7d`).
    */
   logs: AppLogs;
+  /** The app's name; `updateApp` changes it. */
   name: Scalars['String']['output'];
-  /** Runtime status of both variants. */
+  /** Runtime status of both variants (the upstream's status read, once per request). */
   runtimeStatus?: Maybe<AppRuntimeStatus>;
   /** Secret metadata (never a value): shared plus both variants, or shared plus the given variant. */
   secrets: AppSecrets;
   /** The status of a source upload job. Every read is a status read upstream (and may advance it). */
   sourceUpload: AppSourceUpload;
+  /** The app's status (UNKNOWN for a value this graph does not know). */
   status: AppStatus;
+  /** The upstream's status text, e.g. `active`. */
   statusRaw: Scalars['String']['output'];
+  /** When the app record last changed (e.g. by `updateApp`); null when the upstream leaves it out. */
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The public URLs of both variants; null when the upstream leaves them out. */
   urls?: Maybe<AppUrls>;
-  /** Variant statuses as every app record carries them. */
+  /** Variant statuses as every app record carries them (no lifecycle state). */
   variants: Array<AppVariantState>;
   /** Variant statuses with lifecycle state: from the single-app record (loaded on demand from a list). */
   variantsWithLifecycle: Array<AppVariantLifecycle>;
@@ -106,33 +118,49 @@ export type AppSourceUploadArgs = {
  */
 export type AppDeployment = {
   __typename?: 'AppDeployment';
+  /** The app deployed. */
   appId: Scalars['ID']['output'];
+  /** When the deployment was created; null from `deployApp` or when the upstream leaves it out. */
   createdAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The deployment's id (e.g. `dep-0009`): pass it to `appDeployment(appId:, deploymentId:)`. */
   deploymentId: Scalars['ID']['output'];
-  /** Set when FAILED. */
+  /** Why the deployment failed. Set when FAILED; null otherwise and from `deployApp`. */
   errorMessage?: Maybe<Scalars['String']['output']>;
-  /** The published commit (the first 40 hex digits of the archive's SHA-256 in the simulator). */
+  /**
+   * The published commit (the first 40 hex digits of the archive's SHA-256 in the simulator); null
+   * when the upstream leaves it out.
+   */
   gitHash?: Maybe<Scalars['String']['output']>;
+  /** Where the deployment stands: SUCCEEDED and FAILED are terminal (UNKNOWN for a value this graph does not know). */
   status: AppDeploymentStatus;
+  /** The upstream's status text, e.g. `in_progress`. */
   statusRaw: Scalars['String']['output'];
+  /** When the deployment record last changed; null from `deployApp` or when the upstream leaves it out. */
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
+/** The newest deployments of an app, with the total count. */
 export type AppDeploymentList = {
   __typename?: 'AppDeploymentList';
+  /** The newest `limit` deployments, newest first. */
   deployments: Array<AppDeployment>;
   /** More deployments exist than `limit` returned. */
   hasMore: Scalars['Boolean']['output'];
-  /** Every deployment of the app. */
+  /** How many deployments the app has in all, beyond `limit` too. */
   totalCount: Scalars['Int']['output'];
 };
 
 /** Deployment status: SUCCEEDED and FAILED are terminal (open list: UNKNOWN + raw text). */
 export type AppDeploymentStatus =
+  /** Terminal: the deployment failed; `errorMessage` says why. */
   | 'FAILED'
+  /** Being deployed to the publish variant. */
   | 'IN_PROGRESS'
+  /** Accepted, not started yet. */
   | 'PENDING'
+  /** Terminal: the deployment is published. */
   | 'SUCCEEDED'
+  /** A status this graph does not know: read `statusRaw`. */
   | 'UNKNOWN';
 
 /** A create-app job. */
@@ -140,54 +168,86 @@ export type AppJob = {
   __typename?: 'AppJob';
   /** The app, once the job is ACTIVE (null while PENDING, when FAILED, or after the app was deleted). */
   app?: Maybe<App>;
+  /** The job's id (e.g. `job-0005`): pass it to `appJob(jobId:)`. */
   jobId: Scalars['ID']['output'];
+  /** Where creation stands: ACTIVE and FAILED are terminal (UNKNOWN for a value this graph does not know). */
   status: AppJobStatus;
+  /** The upstream's status text, e.g. `pending`. */
   statusRaw: Scalars['String']['output'];
 };
 
 /** Create-app job status: ACTIVE and FAILED are terminal (open list: UNKNOWN + raw text). */
 export type AppJobStatus =
+  /** Terminal: the app is created and `AppJob.app` holds it. */
   | 'ACTIVE'
+  /** Terminal: creating the app failed; no app exists. */
   | 'FAILED'
+  /** The app is being created: read the job again. */
   | 'PENDING'
+  /** A status this graph does not know: read `statusRaw`. */
   | 'UNKNOWN';
 
 /** Where a variant's latest change stands (open list: UNKNOWN + raw text). */
 export type AppLifecycleState =
+  /** An uploaded source is being built for the variant. */
   | 'BUILDING'
+  /** A deployment to the variant is under way. */
   | 'DEPLOYING'
+  /**
+   * The latest change failed to build or deploy (see the upload's or deployment's `errorMessage`);
+   * `status` tells whether an earlier version still runs.
+   */
   | 'FAILED'
+  /** The latest change is built and deployed: the variant serves it. */
   | 'LIVE'
+  /** No change has reached the variant yet. */
   | 'NOT_DEPLOYED'
+  /** A state this graph does not know: read `lifecycleStateRaw`. */
   | 'UNKNOWN';
 
+/** One log entry. Each field is null when the upstream leaves it out. */
 export type AppLogEntry = {
   __typename?: 'AppLogEntry';
+  /** The entry's level (UNKNOWN for a value this graph does not know, or when the entry has none). */
   level: AppLogLevel;
+  /** The upstream's level text, e.g. `info`. */
   levelRaw?: Maybe<Scalars['String']['output']>;
+  /** The logged text. */
   message?: Maybe<Scalars['String']['output']>;
+  /** The log source, e.g. `app`, `build`, `access`. */
   source?: Maybe<Scalars['String']['output']>;
+  /** When the entry was written, as the upstream's text (an RFC 3339 timestamp in the simulator). */
   timestamp?: Maybe<Scalars['String']['output']>;
 };
 
 /** Log level (open list: UNKNOWN + raw text). */
 export type AppLogLevel =
+  /** Diagnostic detail. */
   | 'DEBUG'
+  /** A failure. */
   | 'ERROR'
+  /** Normal operation. */
   | 'INFO'
+  /** A level this graph does not know, or none: read `levelRaw` (null when the entry has no level). */
   | 'UNKNOWN'
+  /** Something unexpected that did not stop the operation. */
   | 'WARN';
 
+/** A log read: the newest matching entries and how many matched. */
 export type AppLogs = {
   __typename?: 'AppLogs';
+  /** The newest `lines` matching entries, oldest first. */
   logs: Array<AppLogEntry>;
   /** Entries matching target, source and since before `lines` cut them. */
   total: Scalars['Int']['output'];
 };
 
+/** The runtime status of an app and of each of its variants. */
 export type AppRuntimeStatus = {
   __typename?: 'AppRuntimeStatus';
+  /** The app's status, as `App.status` (UNKNOWN for a value this graph does not know). */
   appStatus: AppStatus;
+  /** The upstream's app status text, e.g. `active`. */
   appStatusRaw: Scalars['String']['output'];
   /** Preview, then publish. */
   variants: Array<AppVariantLifecycle>;
@@ -196,98 +256,138 @@ export type AppRuntimeStatus = {
 /** Secret metadata. The value is write-only: no field of the graph returns it. */
 export type AppSecret = {
   __typename?: 'AppSecret';
+  /** When the secret was created; null when the upstream leaves it out. */
   createdAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The secret's name, e.g. `PORT`. */
   name: Scalars['String']['output'];
   /** Managed by the platform (e.g. `PORT`): cannot be changed. */
   systemManaged: Scalars['Boolean']['output'];
+  /** When the secret was last updated; null when the upstream leaves it out. */
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
 /** A secret to add or update. `value` is write-only. */
 export type AppSecretValueInput = {
+  /** The secret's name; must not be empty. */
   name: Scalars['String']['input'];
+  /** The secret's value; must not be empty. Write-only: never returned, logged or cached. */
   value: Scalars['String']['input'];
 };
 
+/** An app's secret metadata per scope: the shared secrets and each variant's own. */
 export type AppSecrets = {
   __typename?: 'AppSecrets';
-  /** Null when the listing was filtered to the other variant. */
+  /** The preview variant's secrets. Null when the listing was filtered to the other variant. */
   preview?: Maybe<Array<AppSecret>>;
-  /** Null when the listing was filtered to the other variant. */
+  /** The publish variant's secrets. Null when the listing was filtered to the other variant. */
   publish?: Maybe<Array<AppSecret>>;
+  /** The shared secrets (not tied to a variant); always listed. */
   shared: Array<AppSecret>;
 };
 
 /** A source upload job. */
 export type AppSourceUpload = {
   __typename?: 'AppSourceUpload';
+  /** The app the archive was uploaded to. */
   appId: Scalars['ID']['output'];
-  /** Set when FAILED. */
+  /** Why processing failed, for a person to read. Set when FAILED; null otherwise. */
   errorMessage?: Maybe<Scalars['String']['output']>;
-  /** Set when FAILED. */
+  /** The stage that failed. Set when FAILED; null otherwise. */
   errorStage?: Maybe<AppSourceUploadErrorStage>;
+  /** The upstream's error stage text, e.g. `extract`. Set when FAILED; null otherwise. */
   errorStageRaw?: Maybe<Scalars['String']['output']>;
+  /** The upload job's id (e.g. `upl-0005`), as `uploadAppSource` returned it. */
   jobId: Scalars['ID']['output'];
-  /** Set while PROCESSING, e.g. `Installing dependencies`. */
+  /** Set while PROCESSING, e.g. `Installing dependencies`; null otherwise. */
   progressMessage?: Maybe<Scalars['String']['output']>;
+  /** Where processing stands: DONE and FAILED are terminal (UNKNOWN for a value this graph does not know). */
   status: AppSourceUploadStatus;
+  /** The upstream's status text, e.g. `processing`. */
   statusRaw: Scalars['String']['output'];
 };
 
 /** The stage at which an upload failed (open list: UNKNOWN + raw text). */
 export type AppSourceUploadErrorStage =
+  /** Building the extracted source failed. */
   | 'BUILD'
+  /** Extracting the archive failed (e.g. it is not a valid zip file). */
   | 'EXTRACT'
+  /** A stage this graph does not know: read `errorStageRaw`. */
   | 'UNKNOWN';
 
 /** Source upload status: DONE and FAILED are terminal (open list: UNKNOWN + raw text). */
 export type AppSourceUploadStatus =
+  /** Terminal: the archive is processed, and `deployApp` can publish it. */
   | 'DONE'
+  /** Terminal: processing failed; `errorStage` and `errorMessage` say where and why. */
   | 'FAILED'
+  /** The archive is being extracted and built: `progressMessage` names the step. */
   | 'PROCESSING'
+  /** A status this graph does not know: read `statusRaw`. */
   | 'UNKNOWN';
 
 /** App status. The upstream's list is open: an unseen value is UNKNOWN and `statusRaw` keeps its text. */
 export type AppStatus =
+  /** The app is created and ready (its create job is ACTIVE). */
   | 'ACTIVE'
+  /** A status this graph does not know: read the `…Raw` field beside it. */
   | 'UNKNOWN';
 
+/** The public URLs of an app's two variants. */
 export type AppUrls = {
   __typename?: 'AppUrls';
+  /** The preview variant's URL; null when the upstream leaves it out. */
   preview?: Maybe<Scalars['String']['output']>;
+  /** The publish variant's URL; null when the upstream leaves it out. */
   publish?: Maybe<Scalars['String']['output']>;
 };
 
 /** The two variants every app has: changes are tried in preview and promoted to publish. */
 export type AppVariant =
+  /** The variant where changes are tried before they are promoted to publish. */
   | 'PREVIEW'
+  /** The variant `deployApp` publishes to: the app's released version. */
   | 'PUBLISH';
 
+/** One variant's status with the state of its latest change. */
 export type AppVariantLifecycle = {
   __typename?: 'AppVariantLifecycle';
+  /** Where the variant's latest change stands (UNKNOWN for a value this graph does not know). */
   lifecycleState: AppLifecycleState;
+  /** The upstream's lifecycle state text, e.g. `live`. */
   lifecycleStateRaw: Scalars['String']['output'];
+  /** What runs in the variant (UNKNOWN for a value this graph does not know). */
   status: AppVariantStatus;
+  /** The upstream's status text, e.g. `running`. */
   statusRaw: Scalars['String']['output'];
   /** Null when the upstream names a variant this graph does not know (`variantRaw` keeps it). */
   variant?: Maybe<AppVariant>;
+  /** The upstream's variant name, e.g. `preview`. */
   variantRaw: Scalars['String']['output'];
 };
 
+/** One variant's status, as every app record carries it. */
 export type AppVariantState = {
   __typename?: 'AppVariantState';
+  /** What runs in the variant (UNKNOWN for a value this graph does not know). */
   status: AppVariantStatus;
+  /** The upstream's status text, e.g. `running`. */
   statusRaw: Scalars['String']['output'];
   /** Null when the upstream names a variant this graph does not know (`variantRaw` keeps it). */
   variant?: Maybe<AppVariant>;
+  /** The upstream's variant name, e.g. `preview`. */
   variantRaw: Scalars['String']['output'];
 };
 
 /** What runs in a variant right now (open list: UNKNOWN + raw text). */
 export type AppVariantStatus =
+  /** Nothing has been deployed to the variant yet. */
   | 'NOT_DEPLOYED'
+  /** The variant's app is running. */
   | 'RUNNING'
+  /** The variant's app is stopped: not running. */
   | 'STOPPED'
+  /** A status this graph does not know: read `statusRaw`. */
   | 'UNKNOWN';
 
 /**
@@ -300,8 +400,11 @@ export type Card = {
   brand?: Maybe<Scalars['String']['output']>;
   /** e.g. CHIP, SWIPE, CONTACTLESS, KEYED. */
   entryMethod?: Maybe<Scalars['String']['output']>;
+  /** Expiry month, 1–12. */
   expMonth?: Maybe<Scalars['Int']['output']>;
+  /** Expiry year, four digits. */
   expYear?: Maybe<Scalars['Int']['output']>;
+  /** The last four digits of the card number. */
   last4?: Maybe<Scalars['String']['output']>;
 };
 
@@ -312,43 +415,76 @@ export type Card = {
  */
 export type Certificate = Node & {
   __typename?: 'Certificate';
+  /** The upstream's certificate id: the `certificateId` of `certificate(certificateId:)` and `reissueCertificate`. */
   certificateId: Scalars['ID']['output'];
+  /** The certificate's common name (its primary domain name); null when the upstream leaves it out. */
   commonName?: Maybe<Scalars['String']['output']>;
+  /**
+   * When the certificate was completed; null before that. Entitlement records lack it, so it is always
+   * null on certificates from `certificatesByEntitlement`.
+   */
   completedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The certificate's contact person. A detail field; null when the upstream has none. */
   contact?: Maybe<CertificateContact>;
+  /** When the upstream created the certificate (its order); null when it leaves it out. */
   createdAt?: Maybe<Scalars['DateTime']['output']>;
+  /**
+   * The certificate signing request (PEM) on the upstream's record. A detail field; always null on
+   * certificates from `certificatesByEntitlement` (their record has none).
+   */
   csr?: Maybe<Scalars['String']['output']>;
   /** The certificate customer, when the certificate was reached through one. */
   customerId?: Maybe<Scalars['ID']['output']>;
-  /** Set when the certificate was denied. */
+  /** Set when the certificate was denied (e.g. customer cancel, CAA records present, fraud). */
   deniedReason?: Maybe<Scalars['String']['output']>;
-  /** Verification of one name, with the CAA check. */
+  /**
+   * Verification of one name, with the CAA check; null when the upstream does not know the name (404).
+   * Needs the certificate customer, like `domainVerifications`.
+   */
   domainVerification?: Maybe<DomainVerification>;
   /**
    * Domain-control verification of every name on the certificate. Needs the certificate customer:
-   * available on certificates reached through `certificateCustomer` or a customer global id.
+   * available on certificates reached through `certificateCustomer` or a customer global id; on others
+   * it fails with BAD_USER_INPUT.
    */
   domainVerifications: Array<DomainVerification>;
+  /**
+   * Opaque global id for `node(id:)`. It records how the certificate was reached (through its customer
+   * or an entitlement), so `node` fetches it the same way.
+   */
   id: Scalars['ID']['output'];
+  /** The organization on the certificate's record. A detail field; null when the upstream has none. */
   organization?: Maybe<CertificateOrganization>;
   /** Validity period in years. */
   period?: Maybe<Scalars['Int']['output']>;
   /** e.g. DV_SSL (open value set, kept as text). */
   productType?: Maybe<Scalars['String']['output']>;
-  /** Issuance progress, 0–100. */
+  /** Issuance progress, an integer as the upstream reports it (its scale is not documented). */
   progress?: Maybe<Scalars['Int']['output']>;
+  /**
+   * True when the upstream offers a renewal of the certificate. Entitlement records lack it, so it is
+   * always null on certificates from `certificatesByEntitlement`.
+   */
   renewalAvailable?: Maybe<Scalars['Boolean']['output']>;
+  /** When the certificate was revoked; null unless it was. */
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The type of root the certificate is issued under (open value set, kept as text). A detail field. */
   rootType?: Maybe<Scalars['String']['output']>;
   /** Decimal serial number. */
   serialNumber?: Maybe<Scalars['String']['output']>;
+  /** The serial number in hexadecimal. A detail field. */
   serialNumberHex?: Maybe<Scalars['String']['output']>;
+  /** The certificate's slot size, e.g. FIVE (open value set, kept as text). */
   slotSize?: Maybe<Scalars['String']['output']>;
+  /** Where the certificate stands (UNKNOWN for a value this graph does not know, or none). */
   status: CertificateStatus;
-  /** The upstream's status text, e.g. when `status` is UNKNOWN. */
+  /** The upstream's status text, e.g. when `status` is UNKNOWN; null when the upstream sends none. */
   statusRaw?: Maybe<Scalars['String']['output']>;
+  /** The names the certificate covers (subject alternative names); null when the upstream sends none. */
   subjectAlternativeNames?: Maybe<Array<Scalars['String']['output']>>;
+  /** End of the validity period; null when the upstream sends none (e.g. before issuance). */
   validEnd?: Maybe<Scalars['DateTime']['output']>;
+  /** Start of the validity period; null when the upstream sends none (e.g. before issuance). */
   validStart?: Maybe<Scalars['DateTime']['output']>;
 };
 
@@ -362,11 +498,14 @@ export type CertificateDomainVerificationArgs = {
   domain: Scalars['String']['input'];
 };
 
+/** The CAA check of a name: whether the domain's DNS CAA records let the certificate authority issue. */
 export type CertificateAuthorityAuthorization = {
   __typename?: 'CertificateAuthorityAuthorization';
+  /** When the check completed; null until then. */
   completedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The DNS names whose CAA records the check looks at, as the upstream lists them; empty when none. */
   queryPaths: Array<Scalars['String']['output']>;
-  /** e.g. ADD_CA_TO_CAA (open value set, kept as text). */
+  /** What to change, e.g. ADD_CA_TO_CAA (open value set, kept as text); empty when none. */
   recommendations: Array<Scalars['String']['output']>;
   /** e.g. PENDING (open value set, kept as text). */
   status?: Maybe<Scalars['String']['output']>;
@@ -375,55 +514,86 @@ export type CertificateAuthorityAuthorization = {
 /** An issued chain plus what the gateway parsed from its leaf certificate. */
 export type CertificateBundle = {
   __typename?: 'CertificateBundle';
-  /** SHA-256 fingerprint of the leaf, colon-separated hex. */
+  /** SHA-256 fingerprint of the leaf, colon-separated hex (e.g. `AB:CD:…`). */
   fingerprintSha256?: Maybe<Scalars['String']['output']>;
+  /** The leaf's issuer name, its attributes joined by `, ` (e.g. `C=US, O=Example CA, CN=Example CA`). */
   issuer?: Maybe<Scalars['String']['output']>;
+  /** End of the leaf's validity period, read from the leaf. */
   notAfter?: Maybe<Scalars['DateTime']['output']>;
+  /** Start of the leaf's validity period, read from the leaf. */
   notBefore?: Maybe<Scalars['DateTime']['output']>;
+  /** The chain's PEM texts. */
   pems: CertificatePems;
+  /** Decimal serial number: the upstream's, or the leaf's own when the upstream sends none. */
   serialNumber?: Maybe<Scalars['String']['output']>;
+  /** The leaf's subject name, its attributes joined by `, ` (e.g. `CN=shop.example.com`). */
   subject?: Maybe<Scalars['String']['output']>;
   /** DNS names of the leaf's subjectAltName extension. */
   subjectAlternativeNames: Array<Scalars['String']['output']>;
 };
 
+/** A page of a customer's certificates. */
 export type CertificateConnection = {
   __typename?: 'CertificateConnection';
+  /** The certificates of this page, in the upstream's order. */
   edges: Array<CertificateEdge>;
+  /** Whether more pages exist, and the cursors to reach them. */
   pageInfo: PageInfo;
-  /** Total number of the customer's certificates. */
+  /** Total number of the customer's certificates; null when the upstream does not send it. */
   totalCount?: Maybe<Scalars['Int']['output']>;
 };
 
+/** A certificate's contact person, as the upstream records it (null members when left out). */
 export type CertificateContact = {
   __typename?: 'CertificateContact';
+  /** E-mail address. */
   email?: Maybe<Scalars['String']['output']>;
+  /** Job title. */
   jobTitle?: Maybe<Scalars['String']['output']>;
+  /** First (given) name. */
   nameFirst?: Maybe<Scalars['String']['output']>;
+  /** Last (family) name. */
   nameLast?: Maybe<Scalars['String']['output']>;
+  /** Middle name. */
   nameMiddle?: Maybe<Scalars['String']['output']>;
+  /** Phone number, as the upstream keeps it. */
   phone?: Maybe<Scalars['String']['output']>;
+  /** Name suffix (e.g. `Jr.`). */
   suffix?: Maybe<Scalars['String']['output']>;
 };
 
+/** The contact person of an ordered certificate. */
 export type CertificateContactInput = {
+  /** E-mail address. */
   email: Scalars['String']['input'];
+  /** Job title. */
   jobTitle?: InputMaybe<Scalars['String']['input']>;
+  /** First (given) name. */
   nameFirst: Scalars['String']['input'];
+  /** Last (family) name. */
   nameLast: Scalars['String']['input'];
+  /** Middle name. */
   nameMiddle?: InputMaybe<Scalars['String']['input']>;
+  /** Phone number. */
   phone: Scalars['String']['input'];
+  /** Name suffix (e.g. `Jr.`). */
   suffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Number of applicable domains. UNKNOWN only appears in results. */
 export type CertificateCoverage =
+  /** Every coverage: the filter's default; never in results. */
   | 'ANY'
+  /** A single domain name. */
   | 'SINGLE'
+  /** Several domain names (a unified communications certificate). */
   | 'UCC'
+  /** A coverage this graph does not know, or none (results only): read `raw`. */
   | 'UNKNOWN'
+  /** A wildcard name (`*.example.com`). */
   | 'WILDCARD';
 
+/** A customer of the upstream's certificate API: its certificates and its ACME credentials. */
 export type CertificateCustomer = {
   __typename?: 'CertificateCustomer';
   /**
@@ -431,256 +601,388 @@ export type CertificateCustomer = {
    * never cached and never logged.
    */
   acmeExternalAccountBinding: AcmeExternalAccountBinding;
+  /** One of the customer's certificates with its detail, or null when the upstream does not know it (404). */
   certificate?: Maybe<Certificate>;
   /**
    * The customer's certificates, over the upstream's offset/limit paging. `first`: 1–100 (default 20).
    * Either `after` (a cursor) or `offset` (0-based position, for page-number UIs) positions the page.
    */
   certificates: CertificateConnection;
+  /** The customer's id, as given to `certificateCustomer`. */
   customerId: Scalars['ID']['output'];
 };
 
 
+/** A customer of the upstream's certificate API: its certificates and its ACME credentials. */
 export type CertificateCustomerCertificateArgs = {
   certificateId: Scalars['ID']['input'];
 };
 
 
+/** A customer of the upstream's certificate API: its certificates and its ACME credentials. */
 export type CertificateCustomerCertificatesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   offset?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A certificate in a customer's list, with its position. */
 export type CertificateEdge = {
   __typename?: 'CertificateEdge';
+  /** Opaque position of this certificate: pass it as `after` to continue after it. */
   cursor: Scalars['String']['output'];
+  /** The certificate: summary fields at once, detail fields loaded on demand. */
   node: Certificate;
 };
 
 /** Lifecycle stage. ACTIVE, EXPIRED and REVOKED all count as issued. UNKNOWN only appears in results. */
 export type CertificateLifecycle =
+  /** Issued, and the validity period includes today. */
   | 'ACTIVE'
+  /** Every stage: the filter's default; never in results. */
   | 'ANY'
+  /** Went from pending to denied (e.g. customer cancel, CAA records present, fraud). */
   | 'DENIED'
+  /** Issued, and the validity period lies before today. */
   | 'EXPIRED'
+  /** Still in issuance: not signed or issued yet. */
   | 'PENDING'
+  /** Issued, then revoked. */
   | 'REVOKED'
+  /** A stage this graph does not know, or none (results only): read `raw`. */
   | 'UNKNOWN';
 
+/** The organization on a certificate's record (null members when the upstream leaves them out). */
 export type CertificateOrganization = {
   __typename?: 'CertificateOrganization';
+  /** The organization's postal address. */
   address?: Maybe<PostalAddress>;
+  /** A name the organization trades under (assumed name). */
   assumedName?: Maybe<Scalars['String']['output']>;
+  /** Where the organization is incorporated. */
   jurisdictionOfIncorporation?: Maybe<Jurisdiction>;
+  /** The organization's legal name. */
   name?: Maybe<Scalars['String']['output']>;
+  /** The organization's phone number. */
   phone?: Maybe<Scalars['String']['output']>;
+  /** The organization's registration agent. */
   registrationAgent?: Maybe<Scalars['String']['output']>;
+  /** The organization's registration number. */
   registrationNumber?: Maybe<Scalars['String']['output']>;
 };
 
+/** The organization an ordered certificate is issued to. */
 export type CertificateOrganizationInput = {
+  /** The organization's postal address. */
   address?: InputMaybe<PostalAddressInput>;
+  /** A name the organization trades under (assumed name). */
   assumedName?: InputMaybe<Scalars['String']['input']>;
+  /** The organization's legal name. */
   name: Scalars['String']['input'];
+  /** The organization's phone number. */
   phone?: InputMaybe<Scalars['String']['input']>;
+  /** The organization's registration agent. */
   registrationAgent?: InputMaybe<Scalars['String']['input']>;
+  /** The organization's registration number. */
   registrationNumber?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The PEM texts of an issued chain, as the upstream's download returns them. */
 export type CertificatePems = {
   __typename?: 'CertificatePems';
+  /** The issued (leaf) certificate, PEM. */
   certificate: Scalars['String']['output'];
+  /** The cross-signed certificate, PEM; null when the upstream sends none. */
   cross?: Maybe<Scalars['String']['output']>;
+  /** The intermediate certificate, PEM; null when the upstream sends none. */
   intermediate?: Maybe<Scalars['String']['output']>;
+  /** The root certificate, PEM; null when the upstream sends none. */
   root?: Maybe<Scalars['String']['output']>;
 };
 
 /** Per-certificate status. The upstream's list is open: an unseen value is UNKNOWN and `statusRaw` keeps its text. */
 export type CertificateStatus =
+  /** The request was denied (e.g. customer cancel, CAA records present, fraud): see `deniedReason`. */
   | 'DENIED'
+  /** Issued, and its validity period lies in the past. */
   | 'EXPIRED'
+  /** Signed and issued. */
   | 'ISSUED'
+  /** Still in issuance: not signed or issued yet. */
   | 'PENDING_ISSUANCE'
+  /** Issued, then revoked: `revokedAt` says when. */
   | 'REVOKED'
+  /** A status this graph does not know, or none: read `statusRaw`. */
   | 'UNKNOWN';
 
+/** A certificate subscription, with the certificates that belong to it. */
 export type CertificateSubscription = {
   __typename?: 'CertificateSubscription';
+  /** The domain names the subscription allows; empty when the upstream sends none. */
   allowedDomains: Array<Scalars['String']['output']>;
   /** The subscription's certificates, with the same filters and paging as the search. */
   certificates: CertificateSubscriptionConnection;
+  /** The subscription's domain; null when the upstream leaves it out. */
   domain?: Maybe<Scalars['String']['output']>;
+  /** The subscription's GUID. */
   guid: Scalars['ID']['output'];
+  /** The most domain names the subscription allows; null when the upstream leaves it out. */
   maxDomains?: Maybe<Scalars['Int']['output']>;
   /** e.g. ACTIVE (open value set, kept as text). */
   status?: Maybe<Scalars['String']['output']>;
+  /** When the subscription ends; null when the upstream leaves it out. */
   subscriptionEndDate?: Maybe<Scalars['DateTime']['output']>;
+  /** When the subscription starts; null when the upstream leaves it out. */
   subscriptionStartDate?: Maybe<Scalars['DateTime']['output']>;
 };
 
 
+/** A certificate subscription, with the certificates that belong to it. */
 export type CertificateSubscriptionCertificatesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<CertificateSubscriptionFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A page of subscription search results. */
 export type CertificateSubscriptionConnection = {
   __typename?: 'CertificateSubscriptionConnection';
+  /** The matches of this page, in the upstream's order. */
   edges: Array<CertificateSubscriptionEdge>;
+  /** Whether more pages exist, and the cursors to reach them. */
   pageInfo: PageInfo;
+  /** Total number of matches; null when the upstream does not send it. */
   totalCount?: Maybe<Scalars['Int']['output']>;
 };
 
+/** A certificate found by a subscription search, with its position. */
 export type CertificateSubscriptionEdge = {
   __typename?: 'CertificateSubscriptionEdge';
+  /** Opaque position of this match: pass it as `after` to continue after it. */
   cursor: Scalars['String']['output'];
+  /** The certificate found. */
   node: CertificateSubscriptionMatch;
 };
 
+/** What a subscription search matches. Each filter left out (or ANY) does not filter. */
 export type CertificateSubscriptionFilter = {
-  /** Substring of a domain or common name. */
+  /** Substring of a domain or common name (not a prefix match); blank = no filter. */
   domain?: InputMaybe<Scalars['String']['input']>;
+  /** The lifecycle stage to match; ANY (the default) matches every stage. UNKNOWN is not a filter. */
   status?: InputMaybe<CertificateLifecycle>;
+  /** The coverage to match; ANY (the default) matches every coverage. UNKNOWN is not a filter. */
   type?: InputMaybe<CertificateCoverage>;
+  /** The validation level to match; ANY (the default) matches every level. UNKNOWN is not a filter. */
   validation?: InputMaybe<CertificateValidation>;
 };
 
-/** A certificate found by a subscription search. */
+/**
+ * A certificate found by a subscription search. The upstream documents no shape for these records:
+ * each field reads the record's member of the same name, and is null (UNKNOWN for the enums, empty for
+ * `domains`) when that member is missing or not a string; `raw` keeps the whole record.
+ */
 export type CertificateSubscriptionMatch = {
   __typename?: 'CertificateSubscriptionMatch';
+  /** The certificate's id. */
   certificateId?: Maybe<Scalars['ID']['output']>;
+  /** The certificate's common name. */
   commonName?: Maybe<Scalars['String']['output']>;
+  /** The certificate's domain names (the string members of the record's `domains`). */
   domains: Array<Scalars['String']['output']>;
-  /** The subscription the certificate belongs to. */
+  /** The subscription the certificate belongs to; an empty string when the record has no `guid`. */
   guid: Scalars['ID']['output'];
+  /** e.g. DV_SSL (open value set, kept as text). */
   productType?: Maybe<Scalars['String']['output']>;
   /** The record as the upstream sent it (its shape is not documented). */
   raw: Scalars['JSON']['output'];
+  /** The certificate's lifecycle stage (UNKNOWN for a value this graph does not know, or none). */
   status: CertificateLifecycle;
+  /** The certificate's coverage (UNKNOWN for a value this graph does not know, or none). */
   type: CertificateCoverage;
+  /** End of the validity period. */
   validEnd?: Maybe<Scalars['DateTime']['output']>;
+  /** Start of the validity period. */
   validStart?: Maybe<Scalars['DateTime']['output']>;
+  /** The certificate's validation level (UNKNOWN for a value this graph does not know, or none). */
   validation: CertificateValidation;
 };
 
 /** Validation level: DV standard, OV organizational, EV premium. UNKNOWN only appears in results. */
 export type CertificateValidation =
+  /** Every level: the filter's default; never in results. */
   | 'ANY'
+  /** Domain validation (standard). */
   | 'DV'
+  /** Extended validation (premium). */
   | 'EV'
+  /** Organization validation (organizational). */
   | 'OV'
+  /** A level this graph does not know, or none (results only): read `raw`. */
   | 'UNKNOWN';
 
+/** Input of `changeAppSecrets`: at least one addition, update or deletion, applied all or nothing. */
 export type ChangeAppSecretsInput = {
+  /** Secrets to add to the scope. */
   additions?: InputMaybe<Array<AppSecretValueInput>>;
+  /** The app whose secrets change; must not be empty. */
   appId: Scalars['ID']['input'];
   /** Names of secrets to delete. */
   deletions?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Secrets of the scope to give a new value. */
   updates?: InputMaybe<Array<AppSecretValueInput>>;
   /** The variant whose secrets change; omitted = the shared secrets. */
   variant?: InputMaybe<AppVariant>;
 };
 
+/** The result of `changeAppSecrets`: the listing after the change, or `userErrors`. */
 export type ChangeAppSecretsPayload = {
   __typename?: 'ChangeAppSecretsPayload';
-  /** The full listing after the change (metadata only). */
+  /** The full listing after the change (metadata only); null when `userErrors` is not empty. */
   secrets?: Maybe<AppSecrets>;
+  /**
+   * What the client can fix, with paths into the input (e.g. `["input", "additions", "0", "name"]`);
+   * empty on success. Nothing is changed when there are any.
+   */
   userErrors: Array<UserError>;
 };
 
 /** A sales channel. The upstream does not document the channel record beyond `channelId`: `raw` is all of it. */
 export type Channel = Node & {
   __typename?: 'Channel';
+  /** The upstream's channel id (a uuid). */
   channelId: Scalars['ID']['output'];
+  /** Global id (opaque), for `node(id:)`. */
   id: Scalars['ID']['output'];
+  /** The upstream channel record as sent. */
   raw: Scalars['JSON']['output'];
   /** Ids of the stores the channel is registered to (`registeredStores[].storeId`), when the record has them. */
   registeredStoreIds?: Maybe<Array<Scalars['ID']['output']>>;
 };
 
+/** Input of `createApp`. */
 export type CreateAppInput = {
-  /** Unique in the account (the simulator: 1–63 characters, a-z, 0-9 and -, not starting with -). */
+  /**
+   * Unique in the account (the simulator: 1–63 characters, a-z, 0-9 and -, not starting with -);
+   * must not be empty.
+   */
   name: Scalars['String']['input'];
 };
 
+/** The result of `createApp`: the PENDING job, or `userErrors`. */
 export type CreateAppPayload = {
   __typename?: 'CreateAppPayload';
-  /** The PENDING create job. */
+  /** The PENDING create job (its `app` is null); null when `userErrors` is not empty. */
   job?: Maybe<AppJob>;
+  /** What the client can fix (e.g. the name is taken or malformed); empty on success. */
   userErrors: Array<UserError>;
 };
 
+/** A customer to create in a store. */
 export type CreateStoreCustomerInput = {
   /** The customer record to create (a JSON object). */
   customer: Scalars['JSON']['input'];
+  /** The store (a uuid). */
   storeId: Scalars['ID']['input'];
 };
 
+/** The result of `createStoreCustomer`. */
 export type CreateStoreCustomerPayload = {
   __typename?: 'CreateStoreCustomerPayload';
+  /** The created customer; null when `userErrors` is not empty. */
   customer?: Maybe<StoreCustomer>;
+  /** What the upstream refused in the input (400/409/422); empty on success. */
   userErrors: Array<UserError>;
 };
 
+/** Input of `deleteApp`. */
 export type DeleteAppInput = {
+  /** The app to delete; must not be empty. */
   appId: Scalars['ID']['input'];
 };
 
+/** The result of `deleteApp`: the deleted app's id, or `userErrors`. */
 export type DeleteAppPayload = {
   __typename?: 'DeleteAppPayload';
+  /** The id of the app deleted; null when `userErrors` is not empty. */
   deletedAppId?: Maybe<Scalars['ID']['output']>;
+  /** What the client can fix; empty on success. */
   userErrors: Array<UserError>;
 };
 
+/** Input of `deployApp`. */
 export type DeployAppInput = {
+  /** The app to publish; must not be empty. It needs an upload that is DONE. */
   appId: Scalars['ID']['input'];
 };
 
+/** The result of `deployApp`: the new deployment, or `userErrors`. */
 export type DeployAppPayload = {
   __typename?: 'DeployAppPayload';
+  /** The new deployment: only `deploymentId`, `status` and `gitHash` are set. Null when `userErrors` is not empty. */
   deployment?: Maybe<AppDeployment>;
+  /** What the client can fix (e.g. no processed upload to publish); empty on success. */
   userErrors: Array<UserError>;
 };
 
+/** Domain-control verification of one name on a certificate: proof that the orderer controls the domain. */
 export type DomainVerification = {
   __typename?: 'DomainVerification';
   /** The CAA check; only on `Certificate.domainVerification(domain:)`. */
   certificateAuthorityAuthorization?: Maybe<CertificateAuthorityAuthorization>;
+  /** When the verification was created; null when the upstream leaves it out. */
   createdAt?: Maybe<Scalars['DateTime']['output']>;
   /** The domain-control token to publish (DNS/HTTP) or that the approval e-mail carries. */
   dceToken?: Maybe<Scalars['String']['output']>;
+  /** The domain name verified. */
   domain: Scalars['String']['output'];
+  /** The upstream's numeric id of the domain entity; null when it leaves it out. */
   domainEntityId?: Maybe<Scalars['Int']['output']>;
+  /** When the verification last changed; null when the upstream leaves it out. */
   modifiedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Where the verification stands (UNKNOWN for a value this graph does not know, or none). */
   status: DomainVerificationStatus;
+  /** The upstream's status text, e.g. `COMPLETED`; null when the upstream sends none. */
   statusRaw?: Maybe<Scalars['String']['output']>;
+  /** How control is proven (UNKNOWN for a value this graph does not know, or none). */
   type: DomainVerificationType;
+  /** The upstream's method text, e.g. `DOMAIN_CONTROL_EMAIL`; null when the upstream sends none. */
   typeRaw?: Maybe<Scalars['String']['output']>;
-  /** e.g. COMMON_NAME (open value set, kept as text). */
+  /** How the name is used on the certificate, e.g. COMMON_NAME (open value set, kept as text). */
   usage?: Maybe<Scalars['String']['output']>;
 };
 
 /** Domain-control verification status (open value set). */
 export type DomainVerificationStatus =
+  /** Control of the domain is proven. */
   | 'COMPLETED'
+  /** The verification failed. */
   | 'FAILED'
+  /** Control of the domain is not proven yet. */
   | 'PENDING'
+  /** A status this graph does not know, or none: read `statusRaw`. */
   | 'UNKNOWN';
 
 /** Domain-control verification method (open value set). */
 export type DomainVerificationType =
+  /** By a DNS TXT record that holds `dceToken`. */
   | 'DNS_TXT'
+  /** By an approval e-mail, which carries `dceToken`. */
   | 'DOMAIN_CONTROL_EMAIL'
+  /** By a file served over HTTP that holds `dceToken`. */
   | 'HTTP_FILE'
+  /** A method this graph does not know, or none: read `typeRaw`. */
   | 'UNKNOWN';
 
+/** Where an organization is incorporated (null members when the upstream leaves them out). */
 export type Jurisdiction = {
   __typename?: 'Jurisdiction';
+  /** City of incorporation. */
   city?: Maybe<Scalars['String']['output']>;
+  /** Country of incorporation. */
   country?: Maybe<Scalars['String']['output']>;
+  /** County of incorporation. */
   county?: Maybe<Scalars['String']['output']>;
+  /** State of incorporation. */
   state?: Maybe<Scalars['String']['output']>;
 };
 
@@ -690,6 +992,7 @@ export type Jurisdiction = {
  */
 export type Money = {
   __typename?: 'Money';
+  /** Integer amount in minor units of `currency`. */
   amount: Scalars['Int']['output'];
   /** ISO 4217 code. */
   currency: Scalars['String']['output'];
@@ -697,6 +1000,7 @@ export type Money = {
   formatted: Scalars['String']['output'];
 };
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type Mutation = {
   __typename?: 'Mutation';
   /**
@@ -717,11 +1021,16 @@ export type Mutation = {
   /** Publishes the newest successfully processed upload. Watch the deployment with `appDeployment`. */
   deployApp: DeployAppPayload;
   /**
-   * Orders a certificate. `csr` is a PKCS#10 PEM; `productType` e.g. `DV_SSL`; `period` in years (1–3).
-   * Upstream validation problems come back as `userErrors`.
+   * Orders a certificate. `csr` is a PKCS#10 PEM; `productType` e.g. `DV_SSL`; `period` in whole
+   * years, at least 1. Problems with the input (Weft's own checks, or the upstream's validation:
+   * 400, 409, 422) come back as `userErrors`.
    */
   orderCertificate: OrderCertificatePayload;
-  /** Reissues an issued certificate (new key or names). It returns to PENDING_ISSUANCE until reissued. */
+  /**
+   * Reissues a certificate (new key or names). The upstream answers with no body: read the
+   * certificate's `status` to follow it. Input problems and upstream 400/409/422 come back as
+   * `userErrors`.
+   */
   reissueCertificate: ReissueCertificatePayload;
   /** Renames an app and/or changes its root path. At least one of the two is required. */
   updateApp: UpdateAppPayload;
@@ -738,51 +1047,61 @@ export type Mutation = {
 };
 
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type MutationChangeAppSecretsArgs = {
   input: ChangeAppSecretsInput;
 };
 
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type MutationCreateAppArgs = {
   input: CreateAppInput;
 };
 
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type MutationCreateStoreCustomerArgs = {
   input: CreateStoreCustomerInput;
 };
 
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type MutationDeleteAppArgs = {
   input: DeleteAppInput;
 };
 
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type MutationDeployAppArgs = {
   input: DeployAppInput;
 };
 
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type MutationOrderCertificateArgs = {
   input: OrderCertificateInput;
 };
 
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type MutationReissueCertificateArgs = {
   input: ReissueCertificateInput;
 };
 
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type MutationUpdateAppArgs = {
   input: UpdateAppInput;
 };
 
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type MutationUpdateStoreCustomerArgs = {
   input: UpdateStoreCustomerInput;
 };
 
 
+/** The changes: certificates, hosting and commerce writes. Each returns a payload with `userErrors`. */
 export type MutationUploadAppSourceArgs = {
   input: UploadAppSourceInput;
 };
@@ -800,63 +1119,106 @@ export type Node = {
  * (locale of e-mails and error messages).
  */
 export type OrderCertificateInput = {
+  /** Sent to the upstream as `callbackUrl`; the upstream documents no callbacks. */
   callbackUrl?: InputMaybe<Scalars['String']['input']>;
+  /** The certificate's common name (its primary domain name). */
   commonName?: InputMaybe<Scalars['String']['input']>;
+  /** The certificate's contact person. */
   contact?: InputMaybe<CertificateContactInput>;
+  /**
+   * The certificate signing request: a PEM-encoded PKCS#10 request. Text without a
+   * `BEGIN CERTIFICATE REQUEST` (or `BEGIN NEW CERTIFICATE REQUEST`) header is a `userErrors` entry,
+   * before any upstream call.
+   */
   csr: Scalars['String']['input'];
+  /**
+   * Locale of the upstream's e-mails and error messages, sent as the `X-Market-Id` header (not in the
+   * body); omitted: the shopper account's locale.
+   */
   marketId?: InputMaybe<Scalars['String']['input']>;
-  /** Required by the upstream for OV and EV products. */
+  /** The organization the certificate is issued to, for organization (OV) and extended (EV) validation. */
   organization?: InputMaybe<CertificateOrganizationInput>;
+  /** Validity period in whole years, at least 1. */
   period: Scalars['Int']['input'];
+  /** The product to order, e.g. `DV_SSL` (open value set); must not be empty. */
   productType: Scalars['String']['input'];
+  /** The type of root to issue under (open value set, kept as text). */
   rootType?: InputMaybe<Scalars['String']['input']>;
+  /** The slot size, e.g. FIVE (open value set, kept as text). */
   slotSize?: InputMaybe<Scalars['String']['input']>;
+  /** Further names the certificate is to cover. */
   subjectAlternativeNames?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
+/** The result of `orderCertificate`: the new certificate's ids, or `userErrors`. */
 export type OrderCertificatePayload = {
   __typename?: 'OrderCertificatePayload';
+  /** The ordered certificate's id; null when the order failed (see `userErrors`) or the upstream sent none. */
   certificateId?: Maybe<Scalars['ID']['output']>;
+  /** True when the upstream created a new subscription for this order; null when the order failed or none was sent. */
   subscriptionCreatedForOrder?: Maybe<Scalars['Boolean']['output']>;
+  /** The subscription the certificate was ordered under; null when the order failed or none was sent. */
   subscriptionId?: Maybe<Scalars['ID']['output']>;
+  /** Problems with the input (Weft's own checks or the upstream's); empty when the order was placed. */
   userErrors: Array<UserError>;
 };
 
 /** Relay page information. */
 export type PageInfo = {
   __typename?: 'PageInfo';
+  /** The cursor of this page's last edge: pass it as `after` for the next page; null when empty. */
   endCursor?: Maybe<Scalars['String']['output']>;
+  /** True when another page follows this one. */
   hasNextPage: Scalars['Boolean']['output'];
+  /** True when a page precedes this one (false on a first page). */
   hasPreviousPage: Scalars['Boolean']['output'];
+  /** The cursor of this page's first edge; null when the page is empty. */
   startCursor?: Maybe<Scalars['String']['output']>;
 };
 
+/** An organization's postal address (null members when the upstream leaves them out). */
 export type PostalAddress = {
   __typename?: 'PostalAddress';
+  /** First address line. */
   address1?: Maybe<Scalars['String']['output']>;
+  /** Second address line. */
   address2?: Maybe<Scalars['String']['output']>;
+  /** City. */
   city?: Maybe<Scalars['String']['output']>;
   /** Two-letter country code. */
   country?: Maybe<Scalars['String']['output']>;
+  /** Postal code. */
   postalCode?: Maybe<Scalars['String']['output']>;
+  /** State, province or region. */
   state?: Maybe<Scalars['String']['output']>;
 };
 
+/** An organization's postal address. */
 export type PostalAddressInput = {
+  /** First address line. */
   address1: Scalars['String']['input'];
+  /** Second address line. */
   address2?: InputMaybe<Scalars['String']['input']>;
+  /** City. */
   city: Scalars['String']['input'];
+  /** Two-letter country code. */
   country: Scalars['String']['input'];
+  /** Postal code. */
   postalCode: Scalars['String']['input'];
+  /** State, province or region. */
   state?: InputMaybe<Scalars['String']['input']>;
 };
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type Query = {
   __typename?: 'Query';
   /**
    * An app by id. Costs no upstream call by itself: each field loads what it needs (the app record
    * once per request, or the sub-resource it names). An unknown or foreign app fails those fields
-   * with NOT_FOUND, which makes `app` null.
+   * with NOT_FOUND, which makes `app` null as soon as a non-null field such as `name` is selected.
    */
   app?: Maybe<App>;
   /**
@@ -869,20 +1231,30 @@ export type Query = {
    * record once per request.
    */
   apps: Array<App>;
-  /** The issued PEM chain of an entitlement's latest certificate, with the leaf parsed. */
+  /**
+   * The issued PEM chain of an entitlement's certificate (the upstream's download), with the leaf
+   * parsed. The upstream does not document which certificate it returns when an entitlement has several.
+   */
   certificateBundle: CertificateBundle;
-  /** A certificate customer. Its fields load lazily; an unknown or foreign customer fails them with NOT_FOUND. */
+  /**
+   * A certificate customer. Costs no upstream call by itself: its fields load lazily. An unknown or
+   * foreign customer fails `certificates` and `acmeExternalAccountBinding` with NOT_FOUND and makes
+   * `certificate` null.
+   */
   certificateCustomer: CertificateCustomer;
   /** A subscription by GUID, or null when it does not exist or is not visible to the caller. */
   certificateSubscription?: Maybe<CertificateSubscription>;
   /**
-   * Search the caller's certificates by subscription filters. `first` is the upstream page size
-   * (1–100, default 15); `domain` is a substring match inside the domain or common name.
+   * Search the caller's certificates by subscription filters. `first` (1–100, default 15) is the number
+   * of results: Weft asks the upstream for the one page that covers them. `domain` is a substring match
+   * inside the domain or common name.
    */
   certificateSubscriptions: CertificateSubscriptionConnection;
   /**
    * Certificates of an entitlement. `latest` (default true) returns only the most recent one.
-   * These records carry every detail field already (the upstream's entitlement lookup is complete).
+   * These records carry the detail fields already (the upstream's entitlement lookup is complete, so no
+   * detail load follows), except `csr`, `completedAt` and `renewalAvailable`, which it lacks (null).
+   * `customerId` is null and `domainVerifications` fails with BAD_USER_INPUT: both need the customer.
    */
   certificatesByEntitlement: Array<Certificate>;
   /**
@@ -910,31 +1282,55 @@ export type Query = {
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryAppArgs = {
   appId: Scalars['ID']['input'];
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryAppJobArgs = {
   jobId: Scalars['ID']['input'];
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryCertificateBundleArgs = {
   entitlementId: Scalars['ID']['input'];
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryCertificateCustomerArgs = {
   customerId: Scalars['ID']['input'];
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryCertificateSubscriptionArgs = {
   guid: Scalars['ID']['input'];
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryCertificateSubscriptionsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<CertificateSubscriptionFilter>;
@@ -942,28 +1338,48 @@ export type QueryCertificateSubscriptionsArgs = {
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryCertificatesByEntitlementArgs = {
   entitlementId: Scalars['ID']['input'];
   latest?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryChannelArgs = {
   channelId: Scalars['ID']['input'];
   storeId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryChannelsArgs = {
   storeId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * The reads. Each domain file under schema/ adds its own fields to this type (and to `Mutation` and
+ * `Subscription`); the commerce subgraphs' reads are stitched in beside them.
+ */
 export type QueryStoreArgs = {
   storeId: Scalars['ID']['input'];
 };
@@ -981,21 +1397,32 @@ export type RateLimitBudget = {
 
 /** A reissue: any of a new CSR, common name or names. Body fields decided by Weft (the upstream shows none). */
 export type ReissueCertificateInput = {
+  /** Sent to the upstream as `callbackUrl`; the upstream documents no callbacks. */
   callbackUrl?: InputMaybe<Scalars['String']['input']>;
+  /** The certificate to reissue (`Certificate.certificateId`); must not be empty. */
   certificateId: Scalars['ID']['input'];
+  /** A new common name. */
   commonName?: InputMaybe<Scalars['String']['input']>;
+  /** A new certificate signing request (PEM-encoded PKCS#10, e.g. for a new key), checked like an order's. */
   csr?: InputMaybe<Scalars['String']['input']>;
+  /** New names for the certificate to cover. */
   subjectAlternativeNames?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
+/** The result of `reissueCertificate`: the certificate's id, or `userErrors`. */
 export type ReissueCertificatePayload = {
   __typename?: 'ReissueCertificatePayload';
+  /** The reissued certificate's id (as given); null when the reissue failed (see `userErrors`). */
   certificateId?: Maybe<Scalars['ID']['output']>;
+  /** Problems with the input (Weft's own checks or the upstream's); empty when the reissue was accepted. */
   userErrors: Array<UserError>;
 };
 
+/** A sort direction. */
 export type SortOrder =
+  /** Oldest (smallest) first. */
   | 'ASC'
+  /** Newest (largest) first. */
   | 'DESC';
 
 /**
@@ -1015,9 +1442,11 @@ export type Store = Node & {
    * `after` is an `endCursor` of this connection. One upstream call per page.
    */
   customers: StoreCustomerConnection;
+  /** Global id (opaque), for `node(id:)`. */
   id: Scalars['ID']['output'];
   /** The upstream store record as sent. */
   raw: Scalars['JSON']['output'];
+  /** The upstream's store id (a uuid). */
   storeId: Scalars['ID']['output'];
   /**
    * A transaction by id (a uuid), or null. All transactions asked for in one request are fetched with
@@ -1082,15 +1511,22 @@ export type StoreTransactionsArgs = {
 /** A customer of a store. The upstream does not document the record beyond `customerId`: `raw` is all of it. */
 export type StoreCustomer = Node & {
   __typename?: 'StoreCustomer';
+  /** The upstream's customer id. */
   customerId: Scalars['ID']['output'];
+  /** Global id (opaque), for `node(id:)`. */
   id: Scalars['ID']['output'];
+  /** The upstream customer record as sent. */
   raw: Scalars['JSON']['output'];
+  /** The store the customer belongs to. */
   storeId: Scalars['ID']['output'];
 };
 
+/** A page of a store's customers (Relay connection). */
 export type StoreCustomerConnection = {
   __typename?: 'StoreCustomerConnection';
+  /** The customers of this page, in the upstream's order. */
   edges: Array<StoreCustomerEdge>;
+  /** Whether more customers follow, and the cursors of this page. */
   pageInfo: PageInfo;
   /**
    * True when the `after` cursor no longer names a customer (e.g. it was deleted): the upstream then
@@ -1101,9 +1537,12 @@ export type StoreCustomerConnection = {
   restarted: Scalars['Boolean']['output'];
 };
 
+/** A customer and its position in the store's customer list. */
 export type StoreCustomerEdge = {
   __typename?: 'StoreCustomerEdge';
+  /** Pass as `after` to continue after this customer. */
   cursor: Scalars['String']['output'];
+  /** The customer. */
   node: StoreCustomer;
 };
 
@@ -1115,11 +1554,14 @@ export type StoreCustomerEdge = {
  */
 export type Subscription = {
   __typename?: 'Subscription';
-  /** Until the deployment SUCCEEDED or FAILED. */
+  /**
+   * Until the deployment SUCCEEDED or FAILED. Each poll reads the app's 50 newest deployments (the
+   * upstream has no read of one deployment): one not among them ends the stream with NOT_FOUND.
+   */
   appDeployment: AppDeployment;
-  /** Until the job is ACTIVE or FAILED. */
+  /** Until the job is ACTIVE or FAILED. A failed poll (e.g. NOT_FOUND) arrives as an error and ends the stream. */
   appJob: AppJob;
-  /** Until the upload is DONE or FAILED. */
+  /** Until the upload is DONE or FAILED. A failed poll (e.g. NOT_FOUND) arrives as an error and ends the stream. */
   appSourceUpload: AppSourceUpload;
 };
 
@@ -1164,43 +1606,63 @@ export type SubscriptionAppSourceUploadArgs = {
  */
 export type Transaction = Node & {
   __typename?: 'Transaction';
+  /** The transaction's amount (`amount.total` and `amount.currency`). */
   amount?: Maybe<Money>;
   /** The upstream's `amount.amountType`. */
   amountType?: Maybe<Scalars['String']['output']>;
+  /** When an authorised amount must be captured by. */
   captureBy?: Maybe<Scalars['DateTime']['output']>;
+  /** The payment card, reduced to what may be shown (see `Card`); null when no card was used. */
   card?: Maybe<Card>;
   /** `context.channelId`. */
   channelId?: Maybe<Scalars['ID']['output']>;
+  /** When the upstream created the transaction. */
   createdAt?: Maybe<Scalars['DateTime']['output']>;
   /** `fundingSource.sourceType`, e.g. CARD. */
   fundingSourceType?: Maybe<Scalars['String']['output']>;
+  /** Global id (opaque), for `node(id:)`. */
   id: Scalars['ID']['output'];
+  /** True when the merchant, not the cardholder, started the transaction (e.g. a subscription charge). */
   merchantInitiated?: Maybe<Scalars['Boolean']['output']>;
+  /** The merchant's free-text notes. */
   notes?: Maybe<Scalars['String']['output']>;
+  /** The upstream transaction record, card values redacted. */
   raw: Scalars['JSON']['output'];
+  /** References attached to the transaction (empty when none). */
   references: Array<TransactionReference>;
   /** The upstream's status text; the document names only INITIATED and leaves the set open. */
   status?: Maybe<Scalars['String']['output']>;
+  /** The store the transaction belongs to. */
   storeId: Scalars['ID']['output'];
+  /** The upstream's transaction id (a uuid). */
   transactionId: Scalars['ID']['output'];
+  /** The processor's reference number of the transaction. */
   transactionRefNum?: Maybe<Scalars['ID']['output']>;
   /** e.g. SALE (the upstream's open set, as text). */
   type?: Maybe<Scalars['String']['output']>;
+  /** When the upstream last changed the transaction; the list's sort key. */
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Until when the transaction can still be voided. */
   voidableUntil?: Maybe<Scalars['DateTime']['output']>;
 };
 
+/** A page of a store's transactions (Relay connection). */
 export type TransactionConnection = {
   __typename?: 'TransactionConnection';
+  /** The transactions of this page, in the filter's order. */
   edges: Array<TransactionEdge>;
+  /** Whether more transactions follow, and the cursors of this page. */
   pageInfo: PageInfo;
   /** All transactions matching the filter; asked from the upstream (`totalRequired`) only when selected. */
   totalCount?: Maybe<Scalars['Int']['output']>;
 };
 
+/** A transaction and its position in the list. */
 export type TransactionEdge = {
   __typename?: 'TransactionEdge';
+  /** Pass as `after` to continue after this transaction. */
   cursor: Scalars['String']['output'];
+  /** The transaction. */
   node: Transaction;
 };
 
@@ -1216,51 +1678,74 @@ export type TransactionFilter = {
   updatedAtBefore?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A reference the merchant or the processor attached to a transaction (e.g. an order number). */
 export type TransactionReference = {
   __typename?: 'TransactionReference';
+  /** A free-text label shown beside the reference. */
   additionalLabel?: Maybe<Scalars['String']['output']>;
+  /** What kind of reference it is, as the upstream names it. */
   type?: Maybe<Scalars['String']['output']>;
+  /** The reference itself. */
   value?: Maybe<Scalars['String']['output']>;
 };
 
+/** Input of `updateApp`: `name`, `rootPath` or both. */
 export type UpdateAppInput = {
+  /** The app to change; must not be empty. */
   appId: Scalars['ID']['input'];
+  /** The new name; omitted = unchanged, and must not be empty when given. */
   name?: InputMaybe<Scalars['String']['input']>;
-  /** A relative POSIX path inside the archive (`.` = the archive root). */
+  /**
+   * The app's root: a relative POSIX path inside the archive (`.` = the archive root); omitted =
+   * unchanged, and must not be empty when given. No field of the graph reads it back.
+   */
   rootPath?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** The result of `updateApp`: the changed app, or `userErrors`. */
 export type UpdateAppPayload = {
   __typename?: 'UpdateAppPayload';
+  /** The app as the upstream answered after the change; null when `userErrors` is not empty. */
   app?: Maybe<App>;
+  /** What the client can fix (e.g. neither `name` nor `rootPath` given); empty on success. */
   userErrors: Array<UserError>;
 };
 
+/** The fields of a customer to change. */
 export type UpdateStoreCustomerInput = {
   /** The fields to change (a JSON object). */
   customer: Scalars['JSON']['input'];
+  /** The customer to change. */
   customerId: Scalars['ID']['input'];
+  /** The store (a uuid). */
   storeId: Scalars['ID']['input'];
 };
 
+/** The result of `updateStoreCustomer`. */
 export type UpdateStoreCustomerPayload = {
   __typename?: 'UpdateStoreCustomerPayload';
+  /** The customer as changed; null when `userErrors` is not empty. */
   customer?: Maybe<StoreCustomer>;
+  /** What the upstream refused in the input (400/409/422); empty on success. */
   userErrors: Array<UserError>;
 };
 
+/** Input of `uploadAppSource`. */
 export type UploadAppSourceInput = {
+  /** The app whose source this is; must not be empty. */
   appId: Scalars['ID']['input'];
-  /** A zip archive (starts with the bytes `50 4B 03 04`), at most `UPLOAD_MAX_BYTES`. */
+  /** A zip archive (starts with the bytes `50 4B 03 04`), not empty, at most `UPLOAD_MAX_BYTES`. */
   zipFile: Scalars['Upload']['input'];
 };
 
+/** The result of `uploadAppSource`: the upload job, or `userErrors`. */
 export type UploadAppSourcePayload = {
   __typename?: 'UploadAppSourcePayload';
-  /** Bytes of the archive sent to the upstream. */
+  /** Bytes of the archive sent to the upstream; null when `userErrors` is not empty. */
   bytes?: Maybe<Scalars['Float']['output']>;
-  /** The upload job: watch it with `appSourceUpload(appId:, jobId:)`. */
+  /** The upload job: watch it with `appSourceUpload(appId:, jobId:)`; null when `userErrors` is not empty. */
   jobId?: Maybe<Scalars['ID']['output']>;
+  /** What the client can fix (e.g. an empty, oversize or non-zip `zipFile`); empty on success. */
   userErrors: Array<UserError>;
 };
 
@@ -1272,7 +1757,9 @@ export type UserError = {
   __typename?: 'UserError';
   /** Machine-readable code from the upstream (e.g. `INVALID_FORMAT`) or the gateway. */
   code: Scalars['String']['output'];
+  /** What is wrong, for a person to read. */
   message: Scalars['String']['output'];
+  /** Where in the mutation's arguments, e.g. `["input", "csr"]`; null when it is about the whole input. */
   path?: Maybe<Array<Scalars['String']['output']>>;
 };
 
@@ -1554,6 +2041,13 @@ export type ResolversParentTypes = {
   UserError: UserError;
   Viewer: ViewerParent;
 };
+
+export type RangeDirectiveArgs = {
+  max?: Maybe<Scalars['Int']['input']>;
+  min?: Maybe<Scalars['Int']['input']>;
+};
+
+export type RangeDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = RangeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type AcmeExternalAccountBindingResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AcmeExternalAccountBinding'] = ResolversParentTypes['AcmeExternalAccountBinding']> = {
   directoryUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2113,3 +2607,6 @@ export type Resolvers<ContextType = GatewayContext> = {
   Viewer?: ViewerResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = GatewayContext> = {
+  range?: RangeDirectiveResolver<any, any, ContextType>;
+};
