@@ -580,16 +580,25 @@ export type CertificateContactInput = {
   suffix?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** Number of applicable domains. UNKNOWN only appears in results. */
+/** A search result's number of applicable domains. */
 export type CertificateCoverage =
-  /** Every coverage: the filter's default; never in results. */
+  /** A single domain name. */
+  | 'SINGLE'
+  /** Several domain names (a unified communications certificate). */
+  | 'UCC'
+  /** A coverage this graph does not know, or none: read `raw`. */
+  | 'UNKNOWN'
+  /** A wildcard name (`*.example.com`). */
+  | 'WILDCARD';
+
+/** The coverages a search can filter by (the results' values without UNKNOWN, plus ANY). */
+export type CertificateCoverageFilter =
+  /** Every coverage (the default). */
   | 'ANY'
   /** A single domain name. */
   | 'SINGLE'
   /** Several domain names (a unified communications certificate). */
   | 'UCC'
-  /** A coverage this graph does not know, or none (results only): read `raw`. */
-  | 'UNKNOWN'
   /** A wildcard name (`*.example.com`). */
   | 'WILDCARD';
 
@@ -635,12 +644,10 @@ export type CertificateEdge = {
   node: Certificate;
 };
 
-/** Lifecycle stage. ACTIVE, EXPIRED and REVOKED all count as issued. UNKNOWN only appears in results. */
+/** A search result's lifecycle stage. ACTIVE, EXPIRED and REVOKED all count as issued. */
 export type CertificateLifecycle =
   /** Issued, and the validity period includes today. */
   | 'ACTIVE'
-  /** Every stage: the filter's default; never in results. */
-  | 'ANY'
   /** Went from pending to denied (e.g. customer cancel, CAA records present, fraud). */
   | 'DENIED'
   /** Issued, and the validity period lies before today. */
@@ -649,8 +656,26 @@ export type CertificateLifecycle =
   | 'PENDING'
   /** Issued, then revoked. */
   | 'REVOKED'
-  /** A stage this graph does not know, or none (results only): read `raw`. */
+  /** A stage this graph does not know, or none: read `raw`. */
   | 'UNKNOWN';
+
+/**
+ * The lifecycle stages a search can filter by: the results' stages without UNKNOWN (which says the
+ * upstream sent a value this graph does not know: nothing to ask for), plus ANY.
+ */
+export type CertificateLifecycleFilter =
+  /** Issued, and the validity period includes today. */
+  | 'ACTIVE'
+  /** Every stage (the default). */
+  | 'ANY'
+  /** Went from pending to denied (e.g. customer cancel, CAA records present, fraud). */
+  | 'DENIED'
+  /** Issued, and the validity period lies before today. */
+  | 'EXPIRED'
+  /** Still in issuance: not signed or issued yet. */
+  | 'PENDING'
+  /** Issued, then revoked. */
+  | 'REVOKED';
 
 /** The organization on a certificate's record (null members when the upstream leaves them out). */
 export type CertificateOrganization = {
@@ -768,12 +793,12 @@ export type CertificateSubscriptionEdge = {
 export type CertificateSubscriptionFilter = {
   /** Substring of a domain or common name (not a prefix match); blank = no filter. */
   domain?: InputMaybe<Scalars['String']['input']>;
-  /** The lifecycle stage to match; ANY (the default) matches every stage. UNKNOWN is not a filter. */
-  status?: InputMaybe<CertificateLifecycle>;
-  /** The coverage to match; ANY (the default) matches every coverage. UNKNOWN is not a filter. */
-  type?: InputMaybe<CertificateCoverage>;
-  /** The validation level to match; ANY (the default) matches every level. UNKNOWN is not a filter. */
-  validation?: InputMaybe<CertificateValidation>;
+  /** The lifecycle stage to match; ANY (the default) matches every stage. */
+  status?: InputMaybe<CertificateLifecycleFilter>;
+  /** The coverage to match; ANY (the default) matches every coverage. */
+  type?: InputMaybe<CertificateCoverageFilter>;
+  /** The validation level to match; ANY (the default) matches every level. */
+  validation?: InputMaybe<CertificateValidationFilter>;
 };
 
 /**
@@ -807,18 +832,27 @@ export type CertificateSubscriptionMatch = {
   validation: CertificateValidation;
 };
 
-/** Validation level: DV standard, OV organizational, EV premium. UNKNOWN only appears in results. */
+/** A search result's validation level: DV standard, OV organizational, EV premium. */
 export type CertificateValidation =
-  /** Every level: the filter's default; never in results. */
-  | 'ANY'
   /** Domain validation (standard). */
   | 'DV'
   /** Extended validation (premium). */
   | 'EV'
   /** Organization validation (organizational). */
   | 'OV'
-  /** A level this graph does not know, or none (results only): read `raw`. */
+  /** A level this graph does not know, or none: read `raw`. */
   | 'UNKNOWN';
+
+/** The validation levels a search can filter by (the results' values without UNKNOWN, plus ANY). */
+export type CertificateValidationFilter =
+  /** Every level (the default). */
+  | 'ANY'
+  /** Domain validation (standard). */
+  | 'DV'
+  /** Extended validation (premium). */
+  | 'EV'
+  /** Organization validation (organizational). */
+  | 'OV';
 
 /** Input of `changeAppSecrets`: at least one addition, update or deletion, applied all or nothing. */
 export type ChangeAppSecretsInput = {
@@ -1887,9 +1921,11 @@ export type ResolversTypes = {
   CertificateContact: ResolverTypeWrapper<CertificateContact>;
   CertificateContactInput: CertificateContactInput;
   CertificateCoverage: CertificateCoverage;
+  CertificateCoverageFilter: CertificateCoverageFilter;
   CertificateCustomer: ResolverTypeWrapper<CertificateCustomerParent>;
   CertificateEdge: ResolverTypeWrapper<Omit<CertificateEdge, 'node'> & { node: ResolversTypes['Certificate'] }>;
   CertificateLifecycle: CertificateLifecycle;
+  CertificateLifecycleFilter: CertificateLifecycleFilter;
   CertificateOrganization: ResolverTypeWrapper<CertificateOrganization>;
   CertificateOrganizationInput: CertificateOrganizationInput;
   CertificatePems: ResolverTypeWrapper<CertificatePems>;
@@ -1900,6 +1936,7 @@ export type ResolversTypes = {
   CertificateSubscriptionFilter: CertificateSubscriptionFilter;
   CertificateSubscriptionMatch: ResolverTypeWrapper<SubscriptionSearchItemDto>;
   CertificateValidation: CertificateValidation;
+  CertificateValidationFilter: CertificateValidationFilter;
   ChangeAppSecretsInput: ChangeAppSecretsInput;
   ChangeAppSecretsPayload: ResolverTypeWrapper<Omit<ChangeAppSecretsPayload, 'secrets'> & { secrets?: Maybe<ResolversTypes['AppSecrets']> }>;
   Channel: ResolverTypeWrapper<ChannelParent>;
