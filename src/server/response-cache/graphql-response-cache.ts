@@ -48,7 +48,7 @@ export interface GraphqlResponseCache {
     body: { data: unknown },
     operationName: string | null,
     replayability: Replayability,
-  ): Promise<Replay | undefined>;
+  ): Promise<Pick<Replay, 'etag' | 'freshUntil'> | undefined>;
 }
 
 const PREFIX = 'graphql-response:';
@@ -158,7 +158,9 @@ export function createGraphqlResponseCache(
         { status: 200, data: stored, headers: {}, storedAt: now(), freshUntil, tags },
         ttlMs,
       );
-      return keepHot(key, { body: Buffer.from(text), operationName, etag, freshUntil, tags });
+      // Not kept hot yet: most responses are never asked for again (a miss path pays no encoding);
+      // the first replay reads it from the shared cache and keeps it.
+      return { etag, freshUntil };
     },
   };
 }

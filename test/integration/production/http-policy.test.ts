@@ -181,7 +181,7 @@ describe('error masking in production', () => {
     );
     // Names the variable, the place in it and the type; never the value, never a suggestion.
     expect(badEnum.body.errors[0].message).toBe(
-      'Variable "$f" got an invalid value at "f.status". Expected a value of type "CertificateLifecycle".',
+      'Variable "$f" got an invalid value at "f.status". Expected a value of type "CertificateLifecycleFilter".',
     );
     for (const res of [typo, badEnum]) {
       for (const error of res.body.errors) {
