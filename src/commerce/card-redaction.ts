@@ -113,12 +113,17 @@ function stringsIn(value: unknown, into: string[]): void {
   else if (isRecord(value)) Object.values(value).forEach((item) => stringsIn(item, into));
 }
 
-/** Replaces, in place, every string that contains a removed value. */
+/** Replaces, in place, every string that contains a removed value (`echoes`: shortest first). */
 function scrubEchoes(value: unknown, echoes: readonly string[]): unknown {
   if (typeof value === 'string') {
     // Most strings of a record (ids, codes, timestamps) are too short to hold any echo.
     if (value.length < MIN_ECHO_LENGTH || value === REDACTED) return value;
-    return echoes.some((secret) => value.includes(secret)) ? REDACTED : value;
+    // `echoes` is sorted by length: none after the first longer than the string can be inside it.
+    for (const secret of echoes) {
+      if (secret.length > value.length) break;
+      if (value.includes(secret)) return REDACTED;
+    }
+    return value;
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i += 1) value[i] = scrubEchoes(value[i], echoes);
@@ -170,9 +175,9 @@ function redactRecord(record: JsonObject): void {
   }
   // A number written with spaces or dashes is also searched for as bare digits.
   const compact = removed.map((text) => text.replace(/[\s-]/g, ''));
-  const echoes = [...new Set([...removed, ...compact])].filter(
-    (text) => text.length >= MIN_ECHO_LENGTH && text !== REDACTED,
-  );
+  const echoes = [...new Set([...removed, ...compact])]
+    .filter((text) => text.length >= MIN_ECHO_LENGTH && text !== REDACTED)
+    .sort((a, b) => a.length - b.length);
   if (echoes.length > 0) scrubEchoes(record, echoes);
 }
 
