@@ -5,6 +5,7 @@
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { readJson } from '../upstream/read-json.ts';
+import { positiveOffset } from '../kit/offset-cursor.ts';
 import { CERTIFICATE_ROUTES } from './certificates.routes.ts';
 
 export interface ContactDto {
@@ -165,11 +166,12 @@ export function createCertificatesApi(upstream: UpstreamClient, scope: RequestSc
     download: (entitlementId: string) =>
       get<DownloadDto>(CERTIFICATE_ROUTES.download, {}, { entitlementId }),
 
-    customerCertificates: (customerId: string, offset: number, limit: number) =>
+    /** The page of `limit` certificates from 0-based position `start` (no `offset` when 0). */
+    customerCertificates: (customerId: string, start: number, limit: number) =>
       get<CustomerCertificatePageDto>(
         CERTIFICATE_ROUTES.customerCertificates,
         { customerId },
-        { offset, limit },
+        { offset: positiveOffset(start), limit },
       ),
 
     customerCertificate: (customerId: string, certificateId: string) =>

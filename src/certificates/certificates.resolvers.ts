@@ -22,10 +22,33 @@ import {
 import { buildOrderBody, buildReissueBody } from './certificate-orders.ts';
 import { certificatesOf } from './certificates.request.ts';
 
-/** Upstream page size bounds of the search and customer list (documented defaults: 15 and 20). */
+/**
+ * Page sizes of the search (the document's pageSize default is 15) and of the customer list (no
+ * default shown; Weft asks for 20). Neither document shows a maximum; Weft asks for at most 100.
+ */
 const SEARCH_PAGE = { defaultFirst: 15, maxFirst: 100 } as const;
 const CUSTOMER_PAGE = { defaultFirst: 20, maxFirst: 100 } as const;
-const DOMAIN = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+/**
+ * The certificate document's "domain-name format" for a verification's `domain`: a host name of at
+ * most 253 characters. A wildcard (`*.example.com`) is not one: the graph takes it and asks for its
+ * base name (`example.com`), where domain control of a wildcard is proven and which is how the
+ * verification list names it.
+ */
+const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+const isHostName = (value: string): boolean => value.length <= 253 && HOST_NAME.test(value);
+/** "path guid (string, subscription GUID)". */
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const requireGuid = (value: string): string => {
+  if (!GUID.test(value)) {
+    throw new GatewayError(
+      ErrorCode.BAD_USER_INPUT,
+      '`guid` must be a subscription GUID (8-4-4-4-12 hexadecimal digits)',
+      { field: 'guid' },
+    );
+  }
+  return value;
+};
 
 const requireId = (value: string, field: string): string => {
   if (value.trim() === '') {
@@ -113,7 +136,7 @@ export const certificateResolvers: Resolvers = {
     certificateSubscription: (_parent, { guid }, ctx) =>
       nullIfNotFound(
         certificatesOf(ctx).loaders.subscription.load({
-          guid: requireId(guid, 'guid'),
+          guid: requireGuid(guid),
           query: subscriptionQuery(undefined, 1, SEARCH_PAGE.defaultFirst),
         }),
       ),
@@ -185,11 +208,14 @@ export const certificateResolvers: Resolvers = {
       });
       return list.map(mapDomainVerification);
     },
-    domainVerification: async (parent, { domain }, ctx) => {
-      if (!DOMAIN.test(domain)) {
-        throw new GatewayError(ErrorCode.BAD_USER_INPUT, '`domain` must be a domain name', {
-          field: 'domain',
-        });
+    domainVerification: async (parent, args, ctx) => {
+      const domain = args.domain.startsWith('*.') ? args.domain.slice(2) : args.domain;
+      if (!isHostName(domain)) {
+        throw new GatewayError(
+          ErrorCode.BAD_USER_INPUT,
+          '`domain` must be a domain name of at most 253 characters (`*.` wildcard allowed)',
+          { field: 'domain' },
+        );
       }
       const dto = await nullIfNotFound(
         certificatesOf(ctx).api.domainVerification(
@@ -206,6 +232,7 @@ export const certificateResolvers: Resolvers = {
     customerId: (parent) => parent.customerId,
     certificates: async (parent, args, ctx) => {
       const { start, first } = resolveWindow(args, CUSTOMER_PAGE);
+      // 0-based `start`; the call leaves `offset` out for the first page (positiveOffset).
       const page = await certificatesOf(ctx).api.customerCertificates(
         parent.customerId,
         start,

@@ -66,6 +66,17 @@ export function resolveWindow(
 }
 
 /**
+ * The upstream `offset` for a window that starts at 0-based position `start`, or `undefined` (leave
+ * the parameter out) for the first page. The certificate document's customer list takes `offset`
+ * "digits only, positive": read as the number of records skipped before the page (its ordinary
+ * meaning, with the list's items at 0-based positions), so a first page, which skips none, is asked
+ * for without it. Positions stay 0-based end to end: page k of size n is `offset = k·n`, no page is
+ * skipped or repeated.
+ */
+export const positiveOffset = (start: number): number | undefined =>
+  start > 0 ? start : undefined;
+
+/**
  * The upstream page/pageSize request that covers [start, start+first) in ONE call: the smallest
  * pageSize ≥ first whose page holds the whole window (a client walking with a fixed `first` always
  * gets pageSize = first).

@@ -3,11 +3,27 @@
  * documents. `npm start` runs it in-process when `UPSTREAM_URL` is unset; every integration test and
  * the benchmark talk to it over a real socket. Gateway code never imports this folder.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyContextConfig,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { authenticate, type SimPrincipal } from './accounts.ts';
 import { FixedWindows, type WindowVerdict } from './rate-windows.ts';
 import { SimError } from './sim-errors.ts';
+import {
+  JSON_BODY_LIMIT,
+  MAX_PATH_PARAM_LENGTH,
+  RouteIndex,
+  frameworkRefusal,
+  routingRefusal,
+  unparsableRefusal,
+} from './sim-framework.ts';
 import { SimStats, toRouteTemplate } from './sim-stats.ts';
 import { createSimState, type SimContext, type SimKnobs } from './sim-context.ts';
 import { registerCertificateRoutes } from './routes/certificates.routes.ts';
@@ -96,39 +112,15 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   );
   const context: SimContext = { state: await createSimState(now), now, knobs, onReset: [] };
 
-  const app = Fastify({ logger: false, bodyLimit: 200 * 1024 * 1024 });
+  const routeIndex = new RouteIndex();
 
-  app.setErrorHandler((error: unknown, _request, reply) => {
-    if (error instanceof SimError) {
-      if (error.status === 429) reply.header('Retry-After', String(error.extra.retryAfterSec));
-      return reply.status(error.status).send(error.toBody());
-    }
-    const err = error as { statusCode?: number; message?: string };
-    if (err.statusCode && err.statusCode < 500) {
-      return reply
-        .status(err.statusCode)
-        .send({ code: 'INVALID_BODY', message: err.message ?? 'invalid request' });
-    }
-    return reply.status(500).send({ code: 'INTERNAL_ERROR', message: 'internal error' });
-  });
-  // Like the real API, a JSON content type with an empty body (DELETE, POST …/deployments) is fine.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    if (body === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(new SimError(400, 'INVALID_BODY', 'request body is not valid JSON'), undefined);
-    }
-  });
-  app.setNotFoundHandler((_request, reply) =>
-    reply.status(404).send({ code: 'NOT_FOUND', message: 'no such path' }),
-  );
-
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.url.startsWith('/__sim/')) return;
-    if (knobs.latencyMs > 0) await sleep(knobs.latencyMs);
-
+  /**
+   * What every request goes through before its handler, in this order: authentication (401), the
+   * credential's window (429; an unauthenticated call is metered under its IP but answered 401),
+   * the route's per-IP minute (429), the route's scope (403), an injected fault (503). Sets the
+   * `RateLimit-*` headers of the credential's window on the reply.
+   */
+  const admit = (request: FastifyRequest, reply: FastifyReply, config: FastifyContextConfig) => {
     const auth = authenticate(request.headers.authorization);
     const windowKey = auth.ok ? `token:${auth.principal.token}` : `ip:${request.ip}`;
     const verdict = credentialWindows.take(windowKey);
@@ -139,7 +131,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     if (!verdict.allowed) throw tooMany(verdict, 'rate limit exceeded for this credential');
     request.principal = auth.principal;
 
-    const { ipClass, scope } = request.routeOptions.config;
+    const { ipClass, scope } = config;
     const ipWindow = ipClass ? ipWindows.get(ipClass) : undefined;
     if (ipWindow) {
       const ipVerdict = ipWindow.take(request.ip);
@@ -153,6 +145,96 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     if (knobs.faultRate > 0 && Math.random() < knobs.faultRate) {
       throw new SimError(503, 'SERVICE_UNAVAILABLE', 'injected fault');
     }
+  };
+
+  /** Writes any error as the documented envelope (429: plus `Retry-After`). */
+  const sendError = (reply: FastifyReply, error: unknown) => {
+    const refusal =
+      error instanceof SimError
+        ? error
+        : frameworkRefusal(error as { statusCode?: number; code?: string });
+    if (refusal.status === 429) reply.header('Retry-After', String(refusal.extra.retryAfterSec));
+    return reply.status(refusal.status).send(refusal.toBody());
+  };
+
+  /**
+   * Requests the router refused before any route or hook saw them (a path parameter over
+   * {@link MAX_PATH_PARAM_LENGTH} characters, a bad percent-encoding): admitted like any request
+   * (for the route the path names, when it names one), refused in the envelope, counted.
+   */
+  const refuseUnrouted = async (
+    error: FastifyError,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> => {
+    const match = routeIndex.match(request.method, request.raw.url ?? '/');
+    try {
+      if (knobs.latencyMs > 0) await sleep(knobs.latencyMs);
+      admit(request, reply, match?.route.config ?? {});
+      throw routingRefusal(error, match);
+    } catch (refusal) {
+      await sendError(reply, refusal);
+    }
+    stats.record(match?.route.template, reply.statusCode);
+  };
+
+  /**
+   * Requests the HTTP parser could not read (headers too large, malformed request line): answered
+   * on the socket in the envelope, metered under the client IP (no header could be read), counted.
+   */
+  const refuseUnparsable = (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const verdict = credentialWindows.take(`ip:${socket.remoteAddress ?? 'unknown'}`);
+    const refusal = verdict.allowed
+      ? unparsableRefusal(error.code)
+      : tooMany(verdict, 'rate limit exceeded for this client');
+    const body = JSON.stringify(refusal.toBody());
+    const headers = [
+      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `RateLimit-Limit: ${verdict.limit}`,
+      `RateLimit-Remaining: ${verdict.remaining}`,
+      `RateLimit-Reset: ${verdict.resetSec}`,
+      ...(refusal.status === 429 ? [`Retry-After: ${verdict.resetSec}`] : []),
+      'Connection: close',
+    ];
+    stats.record(undefined, refusal.status);
+    if (socket.writable) socket.write(`${headers.join('\r\n')}\r\n\r\n${body}`);
+    socket.destroy();
+  };
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: JSON_BODY_LIMIT,
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    frameworkErrors: (error, request, reply) => {
+      void refuseUnrouted(error, request as FastifyRequest, reply as FastifyReply);
+    },
+    clientErrorHandler: refuseUnparsable,
+  });
+  app.addHook('onRoute', (route) => routeIndex.add(route));
+
+  app.setErrorHandler((error: unknown, _request, reply) => sendError(reply, error));
+  // Like the real API, a JSON content type with an empty body (DELETE, POST …/deployments) is fine.
+  // Bodies are JSON (the documents): no other parser, so text/plain & co. are 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new SimError(400, 'INVALID_BODY', 'request body is not valid JSON'), undefined);
+    }
+  });
+  app.setNotFoundHandler(() => {
+    throw new SimError(404, 'NOT_FOUND', 'no such path');
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.url.startsWith('/__sim/')) return;
+    if (knobs.latencyMs > 0) await sleep(knobs.latencyMs);
+    admit(request, reply, request.routeOptions.config);
   });
 
   app.addHook('onResponse', async (request, reply) => {

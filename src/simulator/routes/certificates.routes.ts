@@ -5,9 +5,26 @@
  * - Scopes: GETs need `ssl.certificates:read`, an order `ssl.certificates:create`, a reissue
  *   `ssl.certificates:update`.
  * - A customer, entitlement, certificate or subscription of another account is 404 (not visible).
- * - Customer list: `offset` is 0-based (digits only, default 0), `limit` digits only 1..100, default 50.
- *   The pagination links are paths relative to the base URL; `previous`/`next` are absent at the ends.
- * - Search: `pageSize` 1..100. Unknown filter values are 400 with `fields`.
+ * - Customer list: `offset` is the number of certificates skipped before the page (0-based positions)
+ *   and, as the document says, "digits only, positive": `offset=0` is 400 `$.offset`; the first page
+ *   is asked for without `offset`. `limit` digits only 1..100, default 50. The pagination links are
+ *   paths relative to the base URL; `first` (and a `previous` that reaches the start) carry no
+ *   `offset`; `previous`/`next` are absent at the ends. An offset past the end is 200 with no items.
+ * - v2 lists "accept neither limit nor marker" (commerce document): `marker` is 400 on the customer
+ *   list (which documents its own `limit`), `limit` and `marker` are 400 on search and subscription.
+ * - Search: `pageSize` 1..100 (the document gives no maximum), `page` 1..2^31−1 (int32). Unknown
+ *   filter values are 400 with `fields`; every parameter may be given once.
+ * - `guid` (subscription GUID) must be a GUID (8-4-4-4-12 hex digits), else 400 `$.guid`.
+ * - `domain` path parameter ("domain-name format"): a host name of at most 253 characters, no
+ *   wildcard (400 `$.domain`); matched case-insensitively.
+ * - `X-Market-Id` (order, "locale"): a BCP 47 language tag such as `en-US` (2–3 letters, then up to
+ *   three subtags of 2–8 letters or digits), else 400 `$['x-market-id']`. It changes nothing else.
+ * - Verification `type`: every third name (index 2, 5, …) `DNS_TXT`, else `DOMAIN_CONTROL_EMAIL`;
+ *   `usage` `COMMON_NAME` for the first name, `SUBJECT_ALTERNATIVE_NAME` after; `status` and the
+ *   CAA `status` `COMPLETED` once issued, `PENDING` while pending or denied.
+ * - Entitlement lookup SAN `status`: `PENDING` (seen) while the certificate is PENDING_ISSUANCE or
+ *   DENIED, `VERIFIED` once it was issued (ISSUED, EXPIRED, REVOKED, …), like the verifications.
+ * - `renewalAvailable` is true for an ACTIVE or EXPIRED certificate.
  * - Order body: `{csr (PKCS#10 PEM, required), productType (DV_SSL|OV_SSL|EV_SSL, required),
  *   period (1..3 years, required), commonName? (defaults to the CSR's CN), subjectAlternativeNames?,
  *   rootType?, slotSize?, contact?, organization? (required for OV/EV), callbackUrl?}`; 201 with the
@@ -20,7 +37,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SimContext } from '../sim-context.ts';
 import { SimError, invalidField, notFound } from '../sim-errors.ts';
-import { enumParam, intQuery, requiredParam } from '../sim-query.ts';
+import {
+  INT32_MAX,
+  enumParam,
+  intQuery,
+  refuseParams,
+  requiredParam,
+  singleQuery,
+} from '../sim-query.ts';
 import {
   contactFor,
   coverageOf,
@@ -30,7 +54,11 @@ import {
   type SimCertificate,
 } from '../fixtures/certificates.fixtures.ts';
 import { issuePemChain } from '../pem-issuer.ts';
-import { DOMAIN, parseOrder, parseReissue } from './certificates/certificate-bodies.validation.ts';
+import {
+  isHostName,
+  parseOrder,
+  parseReissue,
+} from './certificates/certificate-bodies.validation.ts';
 
 const READ = { scope: 'ssl.certificates:read' };
 const DAY = 86_400_000;
@@ -40,12 +68,34 @@ type Params = Record<string, string>;
 
 const decimalSerial = (hex: string): string => BigInt(`0x${hex}`).toString(10);
 
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A BCP 47 language tag as a market id (`en-US`, `fr`, `zh-Hant-TW`). */
+const MARKET_ID = /^[a-z]{2,3}(-[a-z0-9]{2,8}){0,3}$/i;
+const V2_LIST = 'v2 lists return the whole result and take no cursor';
+
+/** The optional `X-Market-Id` header of an order: a locale. */
+function checkMarketId(request: FastifyRequest): void {
+  const raw = request.headers['x-market-id'];
+  if (raw === undefined) return;
+  if (typeof raw !== 'string' || !MARKET_ID.test(raw)) {
+    throw invalidField(
+      `$['x-market-id']`,
+      'INVALID_FORMAT',
+      'x-market-id must be a locale such as en-US',
+    );
+  }
+}
+
 export async function registerCertificateRoutes(
   app: FastifyInstance,
   ctx: SimContext,
 ): Promise<void> {
   const state = ctx.state.certificates;
   const pemCache = new Map<string, Promise<Awaited<ReturnType<typeof issuePemChain>>>>();
+
+  /** Domain control is proven for every name once the certificate was issued (also revoked, expired). */
+  const domainsVerified = (c: SimCertificate): boolean =>
+    !['PENDING_ISSUANCE', 'DENIED'].includes(c.status);
 
   /** Pending certificates move to ISSUED after a few reads or a minute. */
   const advance = (certificate: SimCertificate): SimCertificate => {
@@ -146,7 +196,7 @@ export async function registerCertificateRoutes(
     slotSize: c.slotSize,
     status: c.status,
     subjectAlternativeNames: c.subjectAlternativeNames.map((name) => ({
-      status: c.status === 'ISSUED' ? 'VERIFIED' : 'PENDING',
+      status: domainsVerified(c) ? 'VERIFIED' : 'PENDING',
       subjectAlternativeName: name,
     })),
     validStart: c.validStart,
@@ -158,7 +208,7 @@ export async function registerCertificateRoutes(
   ];
 
   const verification = (c: SimCertificate, domain: string, index: number) => {
-    const done = !['PENDING_ISSUANCE', 'DENIED'].includes(c.status);
+    const done = domainsVerified(c);
     return {
       domain,
       domainEntityId: Number(c.certificateId.replace(/\D/g, '')) * 100 + index,
@@ -185,6 +235,7 @@ export async function registerCertificateRoutes(
     '/v2/certificates',
     { config: { scope: 'ssl.certificates:create' } },
     async (request, reply) => {
+      checkMarketId(request);
       const order = parseOrder(request.body);
       const customer = [...state.customers.values()].find(
         (c) => c.accountId === request.principal.accountId,
@@ -299,13 +350,15 @@ export async function registerCertificateRoutes(
   app.get('/v2/customers/:customerId/certificates', { config: READ }, async (request) => {
     const { customerId } = request.params as Params;
     const query = request.query as Query;
-    const offset = intQuery(query, 'offset', { min: 0, fallback: 0 });
+    // "digits only, positive": a given offset is at least 1; the first page has none (0 skipped).
+    const offset = intQuery(query, 'offset', { min: 1, fallback: 0 });
     const limit = intQuery(query, 'limit', { min: 1, max: 100, fallback: 50 });
+    refuseParams(query, ['marker'], V2_LIST);
     visibleCustomer(request, customerId ?? '');
     const all = [...state.certificates.values()].filter((c) => c.customerId === customerId);
     const page = all.slice(offset, offset + limit);
     const link = (o: number) =>
-      `/v2/customers/${customerId}/certificates?offset=${o}&limit=${limit}`;
+      `/v2/customers/${customerId}/certificates?${o > 0 ? `offset=${o}&` : ''}limit=${limit}`;
     const lastOffset = all.length === 0 ? 0 : Math.floor((all.length - 1) / limit) * limit;
     return {
       certificates: page.map(summary),
@@ -358,11 +411,15 @@ export async function registerCertificateRoutes(
     async (request) => {
       const params = request.params as Params;
       const domain = (params.domain ?? '').toLowerCase();
-      if (!DOMAIN.test(domain)) {
-        throw invalidField('$.domain', 'INVALID_FORMAT', 'domain must be a domain name');
+      if (!isHostName(domain)) {
+        throw invalidField(
+          '$.domain',
+          'INVALID_FORMAT',
+          'domain must be a host name of at most 253 characters (no wildcard)',
+        );
       }
       const certificate = customerCertificate(request, params);
-      const index = domainsOf(certificate).indexOf(domain.replace(/^\*\./, ''));
+      const index = domainsOf(certificate).findIndex((name) => name.toLowerCase() === domain);
       if (index < 0) throw notFound(`domain ${domain} on certificate ${certificate.certificateId}`);
       const base = verification(certificate, domain, index);
       const labels = domain.split('.');
@@ -381,11 +438,8 @@ export async function registerCertificateRoutes(
 
   const searchParams = (query: Query) => ({
     pageSize: intQuery(query, 'pageSize', { min: 1, max: 100, fallback: 15 }),
-    page: intQuery(query, 'page', { min: 1, fallback: 1 }),
-    domain:
-      typeof query.domain === 'string' && query.domain !== ''
-        ? query.domain.toLowerCase()
-        : undefined,
+    page: intQuery(query, 'page', { min: 1, max: INT32_MAX, fallback: 1 }),
+    domain: singleQuery(query, 'domain')?.toLowerCase(),
     status: enumParam(
       query,
       'status',
@@ -398,6 +452,7 @@ export async function registerCertificateRoutes(
 
   const searchPage = (certificates: SimCertificate[], query: Query) => {
     const p = searchParams(query);
+    refuseParams(query, ['limit', 'marker'], V2_LIST);
     const now = ctx.now();
     const matches = certificates
       .filter((c) => p.status === 'ANY' || lifecycleOf(c, now) === p.status)
@@ -436,6 +491,9 @@ export async function registerCertificateRoutes(
   // GET /v2/certificates/subscription/{guid}
   app.get('/v2/certificates/subscription/:guid', { config: READ }, async (request) => {
     const { guid } = request.params as Params;
+    if (!GUID.test(guid ?? '')) {
+      throw invalidField('$.guid', 'INVALID_FORMAT', 'guid must be a subscription GUID');
+    }
     const subscription = state.subscriptions.get(guid ?? '');
     if (!subscription || subscription.accountId !== request.principal.accountId) {
       throw notFound(`subscription ${guid}`);

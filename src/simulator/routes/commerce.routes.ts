@@ -28,8 +28,9 @@
  *   INVALID_TYPE, INVALID_FORMAT, OUT_OF_RANGE); the top-level code is INVALID_BODY when a required
  *   value is missing or the body is not an object, INVALID_FORMAT otherwise. An email already used in
  *   the store (case-insensitive) is 409 `CUSTOMER_EXISTS` (also on PATCH).
- * - Transactions list (v2; the document's "v2 lists accept neither limit nor marker" is read as:
- *   they are ignored): `page` ≥ 1 (default 1), `pageSize` 1..100 (default 10), both digits only;
+ * - Transactions list (v2; the document's "v2 lists accept neither limit nor marker" is read
+ *   strictly: either is 400 `INVALID_FORMAT`, field code `NOT_ACCEPTED`): `page` 1..1 000 000
+ *   (default 1), `pageSize` 1..100 (default 10), both digits only;
  *   `totalRequired` `true`|`false`; `transactionIds` repeated and/or comma-separated, each a uuid
  *   (else 400 `$.transactionIds[i]`, i counting after splitting), at most 100; `updatedAtAfter` and
  *   `updatedAtBefore` RFC 3339 date-times of 20..64 characters, both exclusive bounds; `sortBy` only

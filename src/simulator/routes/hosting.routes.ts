@@ -35,8 +35,9 @@
  *   successful PATCH sets updatedAt (nothing else does after creation).
  * - DELETE → 204 with no body; the app's uploads, deployments, secrets and logs go with it.
  * - Source: multipart file part `zipFile` (other parts are read and ignored), streamed, at most
- *   200 MiB (413 `PAYLOAD_TOO_LARGE`, `$.zipFile`); missing or not multipart → 400 `INVALID_BODY`
- *   `$.zipFile` REQUIRED; a malformed multipart body → 400 `INVALID_BODY` `$.zipFile` INVALID_FORMAT.
+ *   200 MiB (413 `PAYLOAD_TOO_LARGE`, `$.zipFile`); no `zipFile` part, or a JSON body → 400
+ *   `INVALID_BODY` `$.zipFile` REQUIRED; a malformed multipart body → 400 `INVALID_BODY` `$.zipFile`
+ *   INVALID_FORMAT; any other media type → 415 `UNSUPPORTED_MEDIA_TYPE` (sim-framework.ts).
  *   Upload status: `progressMessage` 'Uploading archive' → 'Extracting archive' →
  *   'Installing dependencies' → 'Building' (one per read or 500 ms) → `done`. Not starting with
  *   `PK\x03\x04` → `failed` at read 2, errorStage `extract`, 'archive is not a valid zip file';

@@ -90,7 +90,7 @@ describe('invalidation by writes', () => {
         get(
           '/v2/customers/{customerId}/certificates',
           { customerId: 'demo-customer' },
-          { offset: 0, limit: 5 },
+          { limit: 5 },
         ),
         get('/v2/certificates/subscriptions/search', {}, { page: 1, pageSize: 5 }),
       ],
@@ -121,7 +121,7 @@ describe('invalidation by writes', () => {
         get(
           '/v2/customers/{customerId}/certificates',
           { customerId: 'demo-customer' },
-          { offset: 0, limit: 3 },
+          { limit: 3 },
         ),
       ],
       [detail('cert-0003')],

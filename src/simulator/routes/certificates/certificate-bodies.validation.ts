@@ -6,8 +6,23 @@ import { Pkcs10CertificateRequest } from '@peculiar/x509';
 import { SimError } from '../../sim-errors.ts';
 import type { SimContact, SimOrganization } from '../../fixtures/certificates.fixtures.ts';
 
-/** A domain name (optionally a wildcard), as the certificate routes accept it. */
-export const DOMAIN = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+/** Letters, digits and inner hyphens; labels of 1..63; a TLD of letters. */
+const HOST_LABELS = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+
+/** Longest DNS name in text form (RFC 1035: 255 octets on the wire). */
+export const MAX_DOMAIN_LENGTH = 253;
+
+/**
+ * The certificate document's "domain-name format" (path parameter `domain`): a host name of at most
+ * 253 characters. A wildcard is a certificate name, not a domain: `*.` is refused here.
+ */
+export const isHostName = (value: string): boolean =>
+  value.length <= MAX_DOMAIN_LENGTH && HOST_LABELS.test(value);
+
+/** A name a certificate covers: a host name, or `*.` and a host name (253 characters in all). */
+export const isCertificateName = (value: string): boolean =>
+  value.length <= MAX_DOMAIN_LENGTH &&
+  HOST_LABELS.test(value.startsWith('*.') ? value.slice(2) : value);
 
 export interface Order {
   csr: string;
@@ -42,7 +57,7 @@ function csrCommonName(csr: unknown, path: string): string | undefined {
 
 function stringList(value: unknown, path: string): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !DOMAIN.test(v))) {
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !isCertificateName(v))) {
     throw new SimError(422, 'INVALID_FORMAT', 'subjectAlternativeNames must be domain names', [
       { path, code: 'INVALID_FORMAT', message: 'subjectAlternativeNames must be domain names' },
     ]);
@@ -85,7 +100,7 @@ export function parseOrder(body: unknown): Order {
   }
   const csrName = csrCommonName(b.csr, '$.csr');
   const commonName = typeof b.commonName === 'string' ? b.commonName : csrName;
-  if (commonName === undefined || !DOMAIN.test(commonName)) {
+  if (commonName === undefined || !isCertificateName(commonName)) {
     fields.push({
       path: '$.commonName',
       code: 'INVALID_FORMAT',
@@ -116,7 +131,7 @@ export function parseReissue(body: unknown): {
   if (b.csr !== undefined) csrCommonName(b.csr, '$.csr');
   if (
     b.commonName !== undefined &&
-    (typeof b.commonName !== 'string' || !DOMAIN.test(b.commonName))
+    (typeof b.commonName !== 'string' || !isCertificateName(b.commonName))
   ) {
     throw new SimError(422, 'INVALID_FORMAT', 'commonName must be a domain name', [
       { path: '$.commonName', code: 'INVALID_FORMAT', message: 'commonName must be a domain name' },

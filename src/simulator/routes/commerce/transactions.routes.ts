@@ -16,7 +16,7 @@ import {
   visibleStore,
   type Query,
 } from './commerce-http.ts';
-import { enumParam } from '../../sim-query.ts';
+import { enumParam, refuseParams } from '../../sim-query.ts';
 
 const MAX_IDS = 100;
 const RFC3339 =
@@ -114,6 +114,8 @@ export function registerTransactionRoutes(app: FastifyInstance, ctx: SimContext)
       echoRequestId(request, reply);
       const store = visibleStore(state, request, request.params.storeId);
       const query = queryOf(request);
+      // "v2 list endpoints … accept neither limit nor marker": refused, not ignored.
+      refuseParams(query, ['limit', 'marker'], 'v2 lists page with page and pageSize');
       const page = intQuery(query, 'page', { min: 1, max: 1_000_000, fallback: 1 });
       const pageSize = intQuery(query, 'pageSize', { min: 1, max: 100, fallback: 10 });
       const totalRequired =
