@@ -29,6 +29,9 @@ function checkCsr(csr: string | null | undefined): void {
   }
 }
 
+/** `X-Market-Id` is "locale" (certificates document): a BCP 47 tag such as `en-US` or `fr`. */
+const LOCALE = /^[a-z]{2,3}(-[a-z0-9]{2,8}){0,3}$/i;
+
 export function buildOrderBody(input: OrderCertificateInput): Record<string, unknown> {
   checkCsr(input.csr);
   if (!Number.isInteger(input.period) || input.period < 1) {
@@ -36,6 +39,9 @@ export function buildOrderBody(input: OrderCertificateInput): Record<string, unk
   }
   if (input.productType.trim() === '')
     throw invalid('productType', '`productType` must not be empty');
+  if (input.marketId != null && !LOCALE.test(input.marketId)) {
+    throw invalid('marketId', '`marketId` must be a locale such as en-US');
+  }
   const { marketId: _marketId, ...body } = input;
   return compact(body);
 }

@@ -1166,8 +1166,8 @@ export type OrderCertificateInput = {
    */
   csr: Scalars['String']['input'];
   /**
-   * Locale of the upstream's e-mails and error messages, sent as the `X-Market-Id` header (not in the
-   * body); omitted: the shopper account's locale.
+   * Locale of the upstream's e-mails and error messages (a BCP 47 tag such as `en-US`), sent as the
+   * `X-Market-Id` header (not in the body); omitted: the shopper account's locale.
    */
   marketId?: InputMaybe<Scalars['String']['input']>;
   /** The organization the certificate is issued to, for organization (OV) and extended (EV) validation. */

@@ -57,6 +57,17 @@ describe('orderCertificate', () => {
     expect(await stack.upstreamCalls()).toBe(0);
   });
 
+  it('rejects a market id that is not a locale before any upstream call', async () => {
+    const csr = await createCsr('www.market.example.com');
+    const { body } = await stack.gql(ORDER, {
+      input: { csr, productType: 'DV_SSL', period: 1, marketId: 'en_US!' },
+    });
+    expect(body.data.orderCertificate.userErrors).toEqual([
+      expect.objectContaining({ code: 'INVALID_INPUT', path: ['input', 'marketId'] }),
+    ]);
+    expect(await stack.upstreamCalls()).toBe(0);
+  });
+
   it('is refused with FORBIDDEN, naming the scope, for a read-only token', async () => {
     const csr = await createCsr('www.readonly.example.com');
     const { body } = await stack.gql(
