@@ -40,6 +40,10 @@ export function requestLifecyclePlugin(): ApolloServerPlugin<GatewayContext> {
           }
         },
         async willSendResponse({ response, operationName, errors }) {
+          // A GraphQL answer is one credential's: no shared cache may keep it. (The replay plugin
+          // replaces this with `private, max-age` for an answer it stored.) Set here rather than by
+          // Apollo's cache-control plugin, which would wrap every resolver to compute the same.
+          response.http.headers.set('cache-control', 'no-store');
           if (response.body.kind === 'single') {
             stampRequestId(response.body.singleResult.errors, contextValue.requestId);
           }

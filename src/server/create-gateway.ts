@@ -5,7 +5,10 @@
 import { createServer } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { formatGraphQLError } from '../errors/graphql-errors.ts';
@@ -146,6 +149,9 @@ export async function createGateway(
     ...policy.apolloOptions,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
+      // Cache-Control is Weft's (requestLifecyclePlugin, the replay plugin); Apollo's plugin would
+      // instrument every resolver call for a policy nothing reads.
+      ApolloServerPluginCacheControlDisabled(),
       requestLifecyclePlugin(),
       upstreamFactsPlugin(),
       observabilityPlugin(metrics, tracing),

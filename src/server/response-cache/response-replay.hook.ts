@@ -119,8 +119,8 @@ export function responseReplayPlugin(
               );
               return undefined;
             });
-          // The first answer carries the same validator and freshness as its replays. (Apollo's
-          // cache-control plugin set `no-store` while the offer was awaited; this replaces it.)
+          // The first answer carries the same validator and freshness as its replays (replacing
+          // the `no-store` every other GraphQL answer carries).
           if (stored) {
             setReplayHeaders(
               { header: (name, value) => response.http.headers.set(name, value) },

@@ -87,6 +87,24 @@ describe('CSRF prevention and GET', () => {
   });
 });
 
+describe('Cache-Control', () => {
+  it('is no-store on answers that are not replayable: mutations, errors, live values', async () => {
+    const live = await stack.gql('{ viewer { rateLimit { remaining } } }');
+    expect(live.headers['cache-control']).toBe('no-store');
+    const failed = await stack.gql('{ app(appId: "no-such-app") { name } }');
+    expect(failed.headers['cache-control']).toBe('no-store');
+    const mutation = await stack.gql(
+      'mutation { createApp(input: { name: "cache-control-app" }) { job { jobId } } }',
+    );
+    expect(mutation.headers['cache-control']).toBe('no-store');
+  });
+
+  it('is private with the remaining freshness on a replayable answer', async () => {
+    const first = await stack.gql('{ apps { appId } }', undefined, { token: 'demo-readonly' });
+    expect(first.headers['cache-control']).toMatch(/^private, max-age=\d+$/);
+  });
+});
+
 describe('batching and body size', () => {
   it('refuses batched requests', async () => {
     const res = await stack.http('POST', '/graphql', {
