@@ -1,11 +1,63 @@
-/** Catalog lookups, always within the execution's store (a record of another store is absent). */
+/**
+ * The catalog's tables and shared lookups, always within the execution's store (a record of
+ * another store is absent), and the checks several sub-domains make on SKUs.
+ */
 import type {
+  AttributeDefinitionRecord,
+  BulkOperationRecord,
+  CatalogSettingsRecord,
   CatalogStatus,
   CategoryRecord,
+  ChannelListingRecord,
+  InventoryAdjustmentRecord,
+  InventoryLevelRecord,
+  InventoryLocationRecord,
+  MediaRecord,
+  OptionRecord,
+  OptionValueRecord,
+  PriceListRecord,
   SkuGroupRecord,
   SkuRecord,
 } from '../fixtures/subgraph.fixtures.ts';
-import { gqlError, storeOf, type SubgraphContext } from './subgraph-common.ts';
+import { badInput, gqlError, isoNow, storeOf, type SubgraphContext } from './subgraph-common.ts';
+import { storeTable } from './subgraph-records.ts';
+
+export const skus = storeTable<SkuRecord>('SKU', 'sku', (s) => s.skus);
+export const skuGroups = storeTable<SkuGroupRecord>('SKU group', 'skg', (s) => s.skuGroups);
+export const categories = storeTable<CategoryRecord>('category', 'cat', (s) => s.categories);
+export const options = storeTable<OptionRecord>('option', 'opt', (s) => s.options);
+export const priceLists = storeTable<PriceListRecord>('price list', 'prl', (s) => s.priceLists);
+export const locations = storeTable<InventoryLocationRecord>(
+  'inventory location',
+  'loc',
+  (s) => s.inventoryLocations,
+);
+export const levels = storeTable<InventoryLevelRecord>(
+  'inventory level',
+  'ivl',
+  (s) => s.inventoryLevels,
+);
+export const adjustments = storeTable<InventoryAdjustmentRecord>(
+  'inventory adjustment',
+  'iva',
+  (s) => s.inventoryAdjustments,
+);
+export const media = storeTable<MediaRecord>('media asset', 'med', (s) => s.media);
+export const listings = storeTable<ChannelListingRecord>(
+  'channel listing',
+  'chl',
+  (s) => s.channelListings,
+);
+export const attributeDefinitions = storeTable<AttributeDefinitionRecord>(
+  'attribute definition',
+  'atd',
+  (s) => s.attributeDefinitions,
+);
+export const bulkOperations = storeTable<BulkOperationRecord>(
+  'bulk operation',
+  'blk',
+  (s) => s.bulkOperations,
+);
 
 export interface SkuFilter {
   status?: CatalogStatus | null;
@@ -13,6 +65,8 @@ export interface SkuFilter {
   groupId?: string | null;
   search?: string | null;
   codes?: string[] | null;
+  tag?: string | null;
+  barcode?: string | null;
 }
 
 export const inStore = <T extends { storeId: string }>(
@@ -20,20 +74,71 @@ export const inStore = <T extends { storeId: string }>(
   record: T | undefined,
 ): T | null => (record && record.storeId === storeOf(ctx) ? record : null);
 
-export const storeSkus = (ctx: SubgraphContext): SkuRecord[] =>
-  [...ctx.state.skus.values()].filter((sku) => sku.storeId === storeOf(ctx));
-
+export const storeSkus = (ctx: SubgraphContext): SkuRecord[] => skus.all(ctx);
 export const storeCategories = (ctx: SubgraphContext): CategoryRecord[] =>
-  [...ctx.state.categories.values()].filter((cat) => cat.storeId === storeOf(ctx));
+  categories.all(ctx).sort((a, b) => a.position - b.position);
 
-export const findSku = (ctx: SubgraphContext, id: string): SkuRecord | null =>
-  inStore(ctx, ctx.state.skus.get(id));
-
+export const findSku = (ctx: SubgraphContext, id: string): SkuRecord | null => skus.find(ctx, id);
 export const findGroup = (ctx: SubgraphContext, id: string): SkuGroupRecord | null =>
-  inStore(ctx, ctx.state.skuGroups.get(id));
-
+  skuGroups.find(ctx, id);
 export const findCategory = (ctx: SubgraphContext, id: string): CategoryRecord | null =>
-  inStore(ctx, ctx.state.categories.get(id));
+  categories.find(ctx, id);
+
+export const skuOrThrow = (ctx: SubgraphContext, id: string): SkuRecord => skus.get(ctx, id);
+export const groupOrThrow = (ctx: SubgraphContext, id: string): SkuGroupRecord =>
+  skuGroups.get(ctx, id);
+
+/** A SKU that may still change: CONFLICT for an archived one. */
+export function changeableSku(ctx: SubgraphContext, id: string): SkuRecord {
+  const sku = skus.get(ctx, id);
+  if (sku.status === 'ARCHIVED') {
+    throw gqlError('CONFLICT', `SKU ${sku.id} is archived and can no longer change`);
+  }
+  return sku;
+}
+
+/** The store's catalog settings. */
+export function catalogSettingsOf(ctx: SubgraphContext): CatalogSettingsRecord {
+  const storeId = storeOf(ctx);
+  let settings = ctx.state.catalogSettings.get(storeId);
+  if (!settings) {
+    settings = {
+      storeId,
+      defaultWeightUnit: 'KG',
+      defaultLowStockThreshold: 5,
+      allowBackordersByDefault: false,
+      updatedAt: isoNow(ctx),
+    };
+    ctx.state.catalogSettings.set(storeId, settings);
+  }
+  return settings;
+}
+
+/** An option value of the store by id, with its option. */
+export function findOptionValue(
+  ctx: SubgraphContext,
+  id: string,
+): { option: OptionRecord; value: OptionValueRecord } | null {
+  for (const option of options.all(ctx)) {
+    const value = option.values.find((v) => v.id === id);
+    if (value) return { option, value };
+  }
+  return null;
+}
+
+/** A tax classification id of the store (a reference into the tax subgraph), or `null`. */
+export function checkClassificationId(
+  ctx: SubgraphContext,
+  id: string | null | undefined,
+  field = 'taxClassificationId',
+): string | null {
+  if (id === null || id === undefined) return null;
+  const cls = ctx.state.classifications.get(id);
+  if (!cls || cls.storeId !== storeOf(ctx)) {
+    throw badInput(`unknown tax classification ${id}`, field);
+  }
+  return id;
+}
 
 /** A category id and the ids of all its descendants. */
 export function categoryTree(ctx: SubgraphContext, rootId: string): Set<string> {
@@ -51,42 +156,35 @@ export function categoryTree(ctx: SubgraphContext, rootId: string): Set<string> 
   return ids;
 }
 
-export function skuOrThrow(ctx: SubgraphContext, id: string): SkuRecord {
-  const sku = findSku(ctx, id);
-  if (!sku) throw gqlError('NOT_FOUND', `SKU ${id} was not found in this store`);
-  return sku;
-}
-
-export function groupOrThrow(ctx: SubgraphContext, id: string): SkuGroupRecord {
-  const group = findGroup(ctx, id);
-  if (!group) throw gqlError('NOT_FOUND', `SKU group ${id} was not found in this store`);
-  return group;
-}
-
 export function filterSkus(
   ctx: SubgraphContext,
   filter: SkuFilter | null | undefined,
 ): SkuRecord[] {
-  let skus = storeSkus(ctx);
-  if (!filter) return skus;
-  if (filter.status) skus = skus.filter((sku) => sku.status === filter.status);
+  let list = storeSkus(ctx);
+  if (!filter) return list;
+  if (filter.status) list = list.filter((sku) => sku.status === filter.status);
   if (filter.categoryId) {
     const tree = categoryTree(ctx, filter.categoryId);
-    skus = skus.filter((sku) => sku.categoryIds.some((id) => tree.has(id)));
+    list = list.filter((sku) => sku.categoryIds.some((id) => tree.has(id)));
   }
   if (filter.groupId) {
     const members = new Set(findGroup(ctx, filter.groupId)?.skuIds ?? []);
-    skus = skus.filter((sku) => members.has(sku.id));
+    list = list.filter((sku) => members.has(sku.id));
   }
   if (filter.search) {
     const needle = filter.search.toLowerCase();
-    skus = skus.filter(
+    list = list.filter(
       (sku) => sku.name.toLowerCase().includes(needle) || sku.code.toLowerCase().includes(needle),
     );
   }
   if (filter.codes) {
     const codes = new Set(filter.codes.map((code) => code.toLowerCase()));
-    skus = skus.filter((sku) => codes.has(sku.code.toLowerCase()));
+    list = list.filter((sku) => codes.has(sku.code.toLowerCase()));
   }
-  return skus;
+  if (filter.tag) {
+    const tag = filter.tag.toLowerCase();
+    list = list.filter((sku) => sku.tags.includes(tag));
+  }
+  if (filter.barcode) list = list.filter((sku) => sku.barcode === filter.barcode);
+  return list;
 }

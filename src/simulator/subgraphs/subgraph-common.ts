@@ -131,3 +131,61 @@ export function paginate<T extends { id: string }>(
 
 /** Keeps the first occurrence of each value, in order. */
 export const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];
+
+/** A resolver of a root field: the arguments and the context, without the (unused) root. */
+export const rootField =
+  <A, R>(fn: (args: A, ctx: SubgraphContext) => R) =>
+  (_root: unknown, args: A, ctx: SubgraphContext): R =>
+    fn(args, ctx);
+
+/** An ISO 8601 instant (`2025-01-31T12:00:00Z`), normalised; BAD_USER_INPUT otherwise. */
+export function checkInstant(value: string, field: string): string {
+  const time = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time)) throw badInput(`${field} must be an ISO 8601 date-time`, field);
+  return new Date(time).toISOString();
+}
+
+/** An optional instant: `null`/absent stays `null`. */
+export const optionalInstant = (value: string | null | undefined, field: string): string | null =>
+  value === null || value === undefined ? null : checkInstant(value, field);
+
+/** An https URL; BAD_USER_INPUT otherwise. */
+export function checkHttpsUrl(value: string, field: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (url?.protocol !== 'https:') throw badInput(`${field} must be an https URL`, field);
+  return url.toString();
+}
+
+/** An integer ≥ `min` (0 unless told); BAD_USER_INPUT naming `field` otherwise. */
+export function checkInt(value: number, field: string, min = 0): number {
+  if (!Number.isInteger(value) || value < min) {
+    throw badInput(`${field} must be an integer of at least ${min}`, field);
+  }
+  return value;
+}
+
+/** A two-letter ISO 3166-1 country code. */
+export function checkCountry(code: string, field: string): string {
+  if (!/^[A-Z]{2}$/.test(code)) {
+    throw badInput(`${field} must be a two-letter ISO 3166-1 code`, field);
+  }
+  return code;
+}
+
+/**
+ * A new order for a list: `given` must hold exactly the ids of `current`, each once; BAD_USER_INPUT
+ * naming `field` otherwise.
+ */
+export function checkReorder(current: readonly string[], given: readonly string[], field: string) {
+  const same =
+    given.length === current.length &&
+    new Set(given).size === given.length &&
+    given.every((id) => current.includes(id));
+  if (!same) throw badInput(`${field} must list each current id exactly once`, field);
+  return [...given];
+}
