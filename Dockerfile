@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Weft: production dependencies and the TypeScript sources, run by Node 24's own type stripping —
-# the same `node src/main.ts` as `npm start`, with no build step and no dev tool at run time.
+# the same `node … src/main.ts` as `npm start`, with no build step and no dev tool at run time.
 # The upstream simulator is not in the image: set UPSTREAM_URL (production refuses to start without).
 
 FROM node:24.21.0-bookworm-slim AS deps
@@ -31,4 +31,5 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
 # requests and subscriptions within SHUTDOWN_TIMEOUT_MS (default 8 s) and gives the upstream pool up
 # to 2 s more: inside docker's default 10 s grace. Raise `docker stop -t` (Kubernetes:
 # terminationGracePeriodSeconds) together with SHUTDOWN_TIMEOUT_MS.
-CMD ["node", "src/main.ts"]
+# Heap settings as `npm start` (docs/operations.md, "Memory").
+CMD ["node", "--max-old-space-size=384", "--max-semi-space-size=16", "src/main.ts"]
