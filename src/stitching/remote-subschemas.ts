@@ -18,8 +18,7 @@ import { createSubgraphExecutor } from './subgraph-executor.ts';
 import {
   moneyInputDescriptionsTransform,
   renameTransforms,
-  rootFieldOriginTransform,
-  storeIdArgumentTransform,
+  rootFieldsTransform,
 } from './subgraph-transforms.ts';
 
 /** What the gateway schema stitches in from the subgraphs. */
@@ -102,8 +101,7 @@ export async function createRemoteSubschemas(
       transforms: [
         moneyInputDescriptionsTransform(),
         ...renameTransforms(renames),
-        ...(subgraph.storeScoped ? [storeIdArgumentTransform(subgraph.name)] : []),
-        rootFieldOriginTransform(subgraph),
+        rootFieldsTransform(subgraph),
       ],
     });
     return { subgraph, subschema };

@@ -26,40 +26,36 @@ export function rootFieldOrigin(subgraph: Pick<RemoteSubgraph, 'name' | 'storeSc
     : `From the ${subgraph.name} subgraph.`;
 }
 
-/**
- * Ends every root field's description with its origin ({@link rootFieldOrigin}), after the
- * subgraph's own description when it has one: a client reading the explorer knows which service
- * answers and that a store is needed.
- */
-export function rootFieldOriginTransform(subgraph: RemoteSubgraph): Transform {
-  const origin = rootFieldOrigin(subgraph);
-  return new TransformRootFields((_operation, _fieldName, fieldConfig) => ({
-    ...fieldConfig,
-    description: fieldConfig.description ? `${fieldConfig.description}\n\n${origin}` : origin,
-  }));
-}
-
 const STORE_ID_DESCRIPTION =
   'The store (a uuid). Defaults to the `X-Store-Id` request header; without either, the field ' +
   'fails with BAD_USER_INPUT before any upstream call.';
 
 /**
- * Adds `storeId: ID` to every root field. The argument never reaches the subgraph: the proxying
- * resolver (subgraph-subschemas.ts) takes it out of the arguments and routes the call with it.
+ * One pass over the root fields (each pass rebuilds the schema, and start-up pays for every one):
+ * every description ends with the field's origin ({@link rootFieldOrigin}), after the subgraph's own
+ * description when it has one, so a client reading the explorer knows which service answers and
+ * that a store is needed; a store-scoped subgraph's fields get `storeId: ID`, which never reaches
+ * the subgraph (the proxying resolver takes it out of the arguments and routes the call with it).
  */
-export function storeIdArgumentTransform(subgraphName: string): Transform {
+export function rootFieldsTransform(subgraph: RemoteSubgraph): Transform {
+  const origin = rootFieldOrigin(subgraph);
   return new TransformRootFields((operation, fieldName, fieldConfig) => {
-    if (fieldConfig.args?.[STORE_ID_ARGUMENT]) {
+    if (subgraph.storeScoped && fieldConfig.args?.[STORE_ID_ARGUMENT]) {
       throw new Error(
-        `${subgraphName} ${operation}.${fieldName} already has a \`${STORE_ID_ARGUMENT}\` argument`,
+        `${subgraph.name} ${operation}.${fieldName} already has a \`${STORE_ID_ARGUMENT}\` argument`,
       );
     }
     return {
       ...fieldConfig,
-      args: {
-        ...fieldConfig.args,
-        [STORE_ID_ARGUMENT]: { type: GraphQLID, description: STORE_ID_DESCRIPTION },
-      },
+      description: fieldConfig.description ? `${fieldConfig.description}\n\n${origin}` : origin,
+      ...(subgraph.storeScoped
+        ? {
+            args: {
+              ...fieldConfig.args,
+              [STORE_ID_ARGUMENT]: { type: GraphQLID, description: STORE_ID_DESCRIPTION },
+            },
+          }
+        : {}),
     };
   });
 }

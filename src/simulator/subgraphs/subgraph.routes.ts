@@ -14,14 +14,12 @@
  * then GraphQL (200 with `data` and/or `errors`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
 import { STORE_ACCOUNTS, type SimPrincipal } from '../accounts.ts';
 import type { SimContext } from '../sim-context.ts';
 import { notFound, SimError } from '../sim-errors.ts';
-import { createCatalogSchema } from './catalog.schema.ts';
-import { createOrderSchema } from './order.schema.ts';
 import { unique } from './subgraph-common.ts';
 import { parseRequestBody, runGraphQL, type ScopePolicy } from './subgraph-graphql.ts';
-import { createTaxSchema } from './tax.schema.ts';
 
 const CATALOG_WINDOW_MS = 60_000;
 
@@ -134,10 +132,24 @@ function visibleStore(storeId: string, principal: SimPrincipal): string {
   return storeId;
 }
 
+/**
+ * A subgraph's executable schema, loaded and built on its first request: three schemas at the
+ * documented scale (and their modules) are most of the simulator's start-up, and a session that
+ * never queries a subgraph should not wait for them.
+ */
+function onFirstUse(load: () => Promise<GraphQLSchema>): () => Promise<GraphQLSchema> {
+  let schema: Promise<GraphQLSchema> | undefined;
+  return () => (schema ??= load());
+}
+
 export async function registerSubgraphRoutes(app: FastifyInstance, ctx: SimContext): Promise<void> {
-  const catalogSchema = createCatalogSchema();
-  const taxSchema = createTaxSchema();
-  const orderSchema = createOrderSchema();
+  const catalogSchema = onFirstUse(async () =>
+    (await import('./catalog.schema.ts')).createCatalogSchema(),
+  );
+  const taxSchema = onFirstUse(async () => (await import('./tax.schema.ts')).createTaxSchema());
+  const orderSchema = onFirstUse(async () =>
+    (await import('./order.schema.ts')).createOrderSchema(),
+  );
   const takeCatalog = createCatalogWindow(ctx);
   const context = (principal: SimPrincipal, storeId: string | null) => ({
     state: ctx.state.subgraphs,
@@ -159,7 +171,7 @@ export async function registerSubgraphRoutes(app: FastifyInstance, ctx: SimConte
     }
     visibleStore(storeId, principal);
     return runGraphQL({
-      schema: catalogSchema,
+      schema: await catalogSchema(),
       body,
       principal,
       scopes: catalogScopes,
@@ -179,7 +191,7 @@ export async function registerSubgraphRoutes(app: FastifyInstance, ctx: SimConte
     }
     visibleStore(storeId, principal);
     return runGraphQL({
-      schema: taxSchema,
+      schema: await taxSchema(),
       body,
       principal,
       scopes: taxScopes,
@@ -190,7 +202,7 @@ export async function registerSubgraphRoutes(app: FastifyInstance, ctx: SimConte
   app.post('/v1/commerce/order-subgraph', async (request) => {
     const { principal } = request;
     return runGraphQL({
-      schema: orderSchema,
+      schema: await orderSchema(),
       body: parseRequestBody(request.body),
       principal,
       scopes: orderScopes,
