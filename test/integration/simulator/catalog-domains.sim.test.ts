@@ -4,9 +4,9 @@
  * shape (HTTP 200, `extensions.code` BAD_USER_INPUT / NOT_FOUND / CONFLICT) with nothing changed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORE_A } from '../../../src/simulator/accounts.ts';
 import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
+import { subgraphClient } from '../../support/subgraph-client.ts';
 
 let sim: RunningSimulator;
 
@@ -17,33 +17,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-interface Body {
-  data?: any;
-  errors?: { message: string; path?: string[]; extensions: { code: string; field?: string } }[];
-}
-
-async function catalog(query: string, variables?: Record<string, unknown>): Promise<Body> {
-  const res = await sim.call('POST', `/v2/commerce/stores/${STORE_A}/catalog-subgraph`, {
-    token: 'demo-token',
-    body: { query, variables },
-    headers: { 'x-store-id': STORE_A },
-  });
-  expect(res.status).toBe(200);
-  return res.body as Body;
-}
-
-/** The data of an answer that must have no errors. */
-async function ok(query: string, variables?: Record<string, unknown>): Promise<any> {
-  const body = await catalog(query, variables);
-  expect(body.errors, query).toBeUndefined();
-  return body.data;
-}
-
-/** The error codes of an answer that must fail. */
-async function codes(query: string, variables?: Record<string, unknown>): Promise<string[]> {
-  const body = await catalog(query, variables);
-  return (body.errors ?? []).map((error) => error.extensions.code);
-}
+const { post: catalog, ok, codes } = subgraphClient(() => sim, 'catalog');
 
 describe('SKUs', () => {
   it('creates, reads, updates, deactivates, archives, unarchives and deletes a SKU', async () => {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_A } from '../../../src/simulator/accounts.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
+import { subgraphClient } from '../../support/subgraph-client.ts';
 
 let sim: RunningSimulator;
 
@@ -16,26 +17,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-interface Body {
-  data?: any;
-  errors?: { message: string; extensions: { code: string } }[];
-}
-
-async function order(query: string, token = 'demo-token'): Promise<Body> {
-  const res = await sim.call('POST', '/v1/commerce/order-subgraph', { token, body: { query } });
-  expect(res.status).toBe(200);
-  return res.body as Body;
-}
-
-async function ok(query: string): Promise<any> {
-  const body = await order(query);
-  expect(body.errors, query).toBeUndefined();
-  return body.data;
-}
-
-async function codes(query: string): Promise<string[]> {
-  return ((await order(query)).errors ?? []).map((error) => error.extensions.code);
-}
+const { post: order, ok, codes } = subgraphClient(() => sim, 'order');
 
 const TOTALS =
   'totals { subtotal { amount } discountTotal { amount } shippingTotal { amount } taxTotal { amount } total { amount } refundedTotal { amount } }';
@@ -297,7 +279,7 @@ describe('hold, addresses, comments and look-ups', () => {
         __typename: type,
         id,
       });
-      const other = await order(`{ node(id: "${id}") { id } }`, 'demo-other');
+      const other = await order(`{ node(id: "${id}") { id } }`, undefined, 'demo-other');
       expect(other.data.node).toBeNull();
     }
   });

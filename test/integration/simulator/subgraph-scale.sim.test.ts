@@ -7,12 +7,7 @@
 import {
   buildClientSchema,
   getIntrospectionQuery,
-  isEnumType,
   isInputObjectType,
-  isInterfaceType,
-  isIntrospectionType,
-  isObjectType,
-  isSpecifiedScalarType,
   type GraphQLSchema,
   type IntrospectionQuery,
 } from 'graphql';
@@ -20,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_A } from '../../../src/simulator/accounts.ts';
 import { ORDER_MUTATION_SCOPES } from '../../../src/simulator/subgraphs/subgraph.routes.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
+import { undescribedElements } from '../../support/undescribed.ts';
 
 const CATALOG = `/v2/commerce/stores/${STORE_A}/catalog-subgraph`;
 const TAX = `/v2/commerce/stores/${STORE_A}/tax-subgraph`;
@@ -100,29 +96,7 @@ describe('schema size (introspected over HTTP)', () => {
 
   it('describes every type, field, argument, input field and enum value', () => {
     for (const [name, schema] of Object.entries(schemas)) {
-      const blank = (text: string | null | undefined) => (text ?? '').trim() === '';
-      const undescribed: string[] = [];
-      for (const type of Object.values(schema.getTypeMap())) {
-        if (isIntrospectionType(type) || isSpecifiedScalarType(type)) continue;
-        if (blank(type.description)) undescribed.push(type.name);
-        if (isObjectType(type) || isInterfaceType(type)) {
-          for (const field of Object.values(type.getFields())) {
-            if (blank(field.description)) undescribed.push(`${type.name}.${field.name}`);
-            for (const a of field.args) {
-              if (blank(a.description)) undescribed.push(`${type.name}.${field.name}(${a.name})`);
-            }
-          }
-        } else if (isInputObjectType(type)) {
-          for (const field of Object.values(type.getFields())) {
-            if (blank(field.description)) undescribed.push(`${type.name}.${field.name}`);
-          }
-        } else if (isEnumType(type)) {
-          for (const value of type.getValues()) {
-            if (blank(value.description)) undescribed.push(`${type.name}.${value.name}`);
-          }
-        }
-      }
-      expect(undescribed, name).toEqual([]);
+      expect(undescribedElements(schema), name).toEqual([]);
     }
   });
 });

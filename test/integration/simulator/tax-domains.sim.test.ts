@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_A } from '../../../src/simulator/accounts.ts';
 import { customerIdFor } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
+import { subgraphClient } from '../../support/subgraph-client.ts';
 
 let sim: RunningSimulator;
 
@@ -17,30 +18,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-interface Body {
-  data?: any;
-  errors?: { message: string; extensions: { code: string } }[];
-}
-
-async function tax(query: string, variables?: Record<string, unknown>): Promise<Body> {
-  const res = await sim.call('POST', `/v2/commerce/stores/${STORE_A}/tax-subgraph`, {
-    token: 'demo-token',
-    body: { query, variables },
-    headers: { 'x-store-id': STORE_A },
-  });
-  expect(res.status).toBe(200);
-  return res.body as Body;
-}
-
-async function ok(query: string, variables?: Record<string, unknown>): Promise<any> {
-  const body = await tax(query, variables);
-  expect(body.errors, query).toBeUndefined();
-  return body.data;
-}
-
-async function codes(query: string): Promise<string[]> {
-  return ((await tax(query)).errors ?? []).map((error) => error.extensions.code);
-}
+const { ok, codes } = subgraphClient(() => sim, 'tax');
 
 /** The tax of one 100.00 line of a classification in an area. */
 const taxOf = async (classificationId: string, extra = ''): Promise<any> =>
