@@ -22,10 +22,10 @@ import {
   type GraphQLArgument,
   type GraphQLSchema,
   type OperationDefinitionNode,
-  type ValueNode,
 } from 'graphql';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
+import { numberGiven } from './int-argument.ts';
 import { limitGraphQLError } from './operation-limits.ts';
 
 interface Range {
@@ -49,24 +49,6 @@ function rangeOf(schema: GraphQLSchema, argument: GraphQLArgument): Range | null
         };
   rangeCache.set(argument, range);
   return range;
-}
-
-/** The number an argument is given, literally or through a variable (or its default). */
-function numberGiven(
-  value: ValueNode,
-  variables: Readonly<Record<string, unknown>>,
-  operation: OperationDefinitionNode,
-): number | undefined {
-  if (value.kind === Kind.INT) return Number.parseInt(value.value, 10);
-  if (value.kind !== Kind.VARIABLE) return undefined;
-  const name = value.name.value;
-  const given = variables[name];
-  if (typeof given === 'number') return given;
-  if (given !== undefined) return undefined;
-  const definition = operation.variableDefinitions?.find((v) => v.variable.name.value === name);
-  return definition?.defaultValue?.kind === Kind.INT
-    ? Number.parseInt(definition.defaultValue.value, 10)
-    : undefined;
 }
 
 /** The fragments the operation spreads, directly or through other fragments. */

@@ -35,8 +35,8 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
-  type ValueNode,
 } from 'graphql';
+import { numberGiven } from './int-argument.ts';
 
 /** Arguments that say how many entries a list (or the lists of a connection) holds. */
 export const SIZE_ARGUMENTS: readonly string[] = ['first', 'last', 'limit', 'pageSize', 'lines'];
@@ -59,24 +59,6 @@ function fieldDefinition(
   return undefined;
 }
 
-/** A size read from a value node: a non-negative integer, or undefined when it is not a number. */
-function sizeOfValue(
-  value: ValueNode,
-  variables: Readonly<Record<string, unknown>>,
-  operation: OperationDefinitionNode,
-): number | undefined {
-  if (value.kind === Kind.INT) return Number.parseInt(value.value, 10);
-  if (value.kind !== Kind.VARIABLE) return undefined;
-  const name = value.name.value;
-  const given = variables[name];
-  if (typeof given === 'number') return given;
-  if (given !== undefined && given !== null) return undefined;
-  const definition = operation.variableDefinitions?.find((v) => v.variable.name.value === name);
-  return definition?.defaultValue?.kind === Kind.INT
-    ? Number.parseInt(definition.defaultValue.value, 10)
-    : undefined;
-}
-
 /** The largest size argument a field was given (or defaults to in the schema), if any. */
 function sizeOfField(
   node: FieldNode,
@@ -89,7 +71,7 @@ function sizeOfField(
     if (!SIZE_ARGUMENTS.includes(argument.name)) continue;
     const given = node.arguments?.find((a) => a.name.value === argument.name);
     const value = given
-      ? sizeOfValue(given.value, variables, operation)
+      ? numberGiven(given.value, variables, operation)
       : typeof argument.defaultValue === 'number'
         ? argument.defaultValue
         : undefined;
