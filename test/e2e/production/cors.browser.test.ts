@@ -6,18 +6,11 @@
  *
  * Without Chromium the test is skipped locally; with CI=true it runs and fails (`.ci/run` installs it).
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumMissing, launchChromium, type Browser } from '../../support/chromium.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];
 
 /** A page server: an empty HTML page, the origin a front end would be served from. */
 async function pageServer(): Promise<{ server: Server; port: number }> {
@@ -89,11 +82,11 @@ async function refusedFrontEnd(gateway: string) {
   }
 }
 
-describe.skipIf(skip)('CORS in Chromium', () => {
+describe.skipIf(chromiumMissing)('CORS in Chromium', () => {
   let stack: Stack;
   let allowed: { server: Server; port: number };
   let disallowed: { server: Server; port: number };
-  let profile: string;
+  let browser: Browser;
   let context: BrowserContext;
 
   beforeAll(async () => {
@@ -105,19 +98,14 @@ describe.skipIf(skip)('CORS in Chromium', () => {
         CORS_ORIGINS: `http://127.0.0.1:${allowed.port}`,
       },
     });
-    profile = await mkdtemp(join(tmpdir(), 'weft-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
+    context = browser.context;
   }, 60_000);
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await stack?.close();
     allowed?.server.close();
     disallowed?.server.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   it('lets a page from an allowed origin query, mutate and subscribe over SSE', async () => {

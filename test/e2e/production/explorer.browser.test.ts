@@ -7,27 +7,10 @@
  *
  * Without Chromium the test is skipped locally; with CI=true it runs and fails (`.ci/run` installs it).
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumMissing, launchChromium, type Browser } from '../../support/chromium.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /**
  * Runs in the page (serialized by Playwright, so self-contained): the text of the CodeMirror editor
@@ -43,24 +26,19 @@ const QUERY_EDITOR = '.graphiql-query-editor .CodeMirror';
 const HEADER_EDITOR = 'section.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror';
 const RESPONSE = '.graphiql-response .CodeMirror';
 
-describe.skipIf(skip)('explorer in Chromium', () => {
+describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
   let stack: Stack;
-  let profile: string;
+  let browser: Browser;
   let context: BrowserContext;
 
   beforeAll(async () => {
     stack = await startStack();
-    profile = await mkdtemp(join(tmpdir(), 'weft-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
+    context = browser.context;
   }, 60_000);
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await stack?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   it('loads GraphiQL offline, takes the token in the header editor, and shows data', async () => {
