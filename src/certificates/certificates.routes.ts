@@ -11,6 +11,7 @@ import {
   neverCache,
   pathParam,
   queryParam,
+  shorterWhileMoving,
   type Tagger,
 } from '../upstream/cache-policy.ts';
 import { inCircuit, type UpstreamRoute } from '../upstream/upstream-routes.ts';
@@ -32,10 +33,10 @@ const SETTLED_CERTIFICATE = new Set(['ISSUED', 'EXPIRED', 'REVOKED', 'DENIED']);
  * order and reissue invalidate the entry, so the next read after them is fresh.
  */
 export const PENDING_CERTIFICATE_POLL_SEC = 15;
-const settledLong = (data: unknown, ttlSec: number): number =>
-  SETTLED_CERTIFICATE.has(String((data as { status?: unknown } | null)?.status))
-    ? ttlSec
-    : Math.min(ttlSec, PENDING_CERTIFICATE_POLL_SEC);
+const pendingShort = shorterWhileMoving(
+  (data) => !SETTLED_CERTIFICATE.has(String((data as { status?: unknown } | null)?.status)),
+  PENDING_CERTIFICATE_POLL_SEC,
+);
 
 const CUSTOMER_CERTIFICATE = '/v2/customers/{customerId}/certificates/{certificateId}';
 
@@ -82,7 +83,7 @@ export const CERTIFICATE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit(b
     cache: cacheFor({
       kind: 'certificate-detail',
       ttlSec: 3600,
-      ttlOf: settledLong,
+      ttlOf: pendingShort,
       tags: certificateTags,
     }),
   },

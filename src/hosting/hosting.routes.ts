@@ -16,6 +16,7 @@ import {
   invalidates,
   neverCache,
   pathParam,
+  shorterWhileMoving,
   type Tagger,
 } from '../upstream/cache-policy.ts';
 import { inCircuit, type RouteClass, type UpstreamRoute } from '../upstream/upstream-routes.ts';
@@ -59,14 +60,20 @@ const anyMoving = (items: unknown, key: string, moving: ReadonlySet<string>): bo
   items.some((item) =>
     moving.has(String((item as Record<string, unknown> | null)?.[key]).toLowerCase()),
   );
-const runtimeStatusTtl = (data: unknown, ttlSec: number): number =>
-  anyMoving((data as { variants?: unknown } | null)?.variants, 'lifecycleState', MOVING_LIFECYCLE)
-    ? Math.min(ttlSec, MOVING_POLL_SEC)
-    : ttlSec;
-const deploymentsTtl = (data: unknown, ttlSec: number): number =>
-  anyMoving((data as { deployments?: unknown } | null)?.deployments, 'status', MOVING_DEPLOYMENT)
-    ? Math.min(ttlSec, MOVING_POLL_SEC)
-    : ttlSec;
+const runtimeStatusTtl = shorterWhileMoving(
+  (data) =>
+    anyMoving(
+      (data as { variants?: unknown } | null)?.variants,
+      'lifecycleState',
+      MOVING_LIFECYCLE,
+    ),
+  MOVING_POLL_SEC,
+);
+const deploymentsTtl = shorterWhileMoving(
+  (data) =>
+    anyMoving((data as { deployments?: unknown } | null)?.deployments, 'status', MOVING_DEPLOYMENT),
+  MOVING_POLL_SEC,
+);
 
 const read = (route: string, cache: UpstreamRoute['cache']) =>
   ({ method: 'GET', route, cache, limitClass: HOSTING_LIMITS.read }) as const;

@@ -71,6 +71,16 @@ const hasGraphQLErrors = (data: unknown): boolean =>
 export const unlessGraphQLErrors = (data: unknown, ttlSec: number): number =>
   hasGraphQLErrors(data) ? 0 : ttlSec;
 
+/**
+ * A `ttlOf` for resources that move on their own for a while (a pending certificate, a deployment
+ * in progress): while `moving(data)`, the answer is kept at most `pollSec` — read again on that
+ * schedule however often it is viewed — and once settled, for the kind's whole TTL.
+ */
+export const shorterWhileMoving =
+  (moving: (data: unknown) => boolean, pollSec: number) =>
+  (data: unknown, ttlSec: number): number =>
+    moving(data) ? Math.min(ttlSec, pollSec) : ttlSec;
+
 /** Cached by the rule. */
 export const cacheFor = (rule: CacheRule): RoutePolicy => ({ type: 'cache', rule });
 /** Never cached, and why (the reason is for the reader of the declaration). */
