@@ -32,7 +32,7 @@ const SETTLED_CERTIFICATE = new Set(['ISSUED', 'EXPIRED', 'REVOKED', 'DENIED']);
  * however often it is viewed: a schedule, not a read per view. Issuance takes minutes; Weft's own
  * order and reissue invalidate the entry, so the next read after them is fresh.
  */
-export const PENDING_CERTIFICATE_POLL_SEC = 15;
+const PENDING_CERTIFICATE_POLL_SEC = 15;
 const pendingShort = shorterWhileMoving(
   (data) => !SETTLED_CERTIFICATE.has(String((data as { status?: unknown } | null)?.status)),
   PENDING_CERTIFICATE_POLL_SEC,
