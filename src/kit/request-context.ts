@@ -5,6 +5,7 @@
  * domains never import each other or the server to reach their loaders.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import type { OperationLogFields } from '../observability/operation-log.ts';
 import type { BudgetTracker } from '../upstream/budget-tracker.ts';
 import type { RequestFacts } from '../upstream/request-facts.ts';
 import type { RequestScope, TraceHolder } from '../upstream/request-scope.ts';
@@ -22,6 +23,11 @@ export interface RequestFields extends RequestScope {
   readonly trace?: TraceHolder | undefined;
   /** The whole-response cache key of this request (POST queries with a credential). */
   readonly replayKey?: string | undefined;
+  /**
+   * Hands the operation's log fields to the request's one log line (HTTP); without it, the
+   * operation logs its own line.
+   */
+  readonly noteOperation?: ((fields: OperationLogFields) => void) | undefined;
 }
 
 /** Process-wide services every request's context carries. */

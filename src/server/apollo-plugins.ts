@@ -1,9 +1,10 @@
 /**
- * Apollo Server plugins: request-id stamping, error logging and the one log line per operation.
+ * Apollo Server plugins: request-id stamping, error logging and each operation's log fields.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../kit/request-context.ts';
+import type { OperationLogFields } from '../observability/operation-log.ts';
 import { ErrorCode } from '../errors/error-codes.ts';
 import { formatGraphQLError, rootCauseOf, stampRequestId } from '../errors/graphql-errors.ts';
 
@@ -48,15 +49,14 @@ export function requestLifecyclePlugin(): ApolloServerPlugin<GatewayContext> {
             stampRequestId(response.body.singleResult.errors, contextValue.requestId);
           }
           const errorCodes = errorCodesOf(errors);
-          contextValue.logger.info(
-            {
-              operationName: operationName ?? null,
-              errors: errors?.length ?? 0,
-              ...(errorCodes.length > 0 ? { errorCodes } : {}),
-              durationMs: Math.round(performance.now() - started),
-            },
-            'graphql operation',
-          );
+          const fields: OperationLogFields = {
+            operationName: operationName ?? null,
+            errors: errors?.length ?? 0,
+            ...(errorCodes.length > 0 ? { errorCodes } : {}),
+            durationMs: Math.round(performance.now() - started),
+          };
+          if (contextValue.noteOperation) contextValue.noteOperation(fields);
+          else contextValue.logger.info(fields, 'graphql operation');
         },
       };
     },

@@ -37,6 +37,7 @@ import { registerMetricsRoute } from '../observability/metrics.routes.ts';
 import { observabilityPlugin } from './observability-plugin.ts';
 import { createLogSpanExporter, createTracing } from '../observability/tracing.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { AccessLogController } from './access-log.ts';
 
 const GRAPHQL_PATH = '/graphql';
 
@@ -102,6 +103,8 @@ export async function createGateway(
     keepAliveTimeout: config.KEEPALIVE_TIMEOUT_MS,
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdOf,
+    // One line per request (access-log.ts).
+    logController: new AccessLogController(),
     // JSON bodies; multipart uploads are streamed and capped by UPLOAD_MAX_BYTES instead.
     bodyLimit: config.REQUEST_BODY_LIMIT_BYTES,
     return503OnClosing: true,
@@ -109,6 +112,7 @@ export async function createGateway(
     // Chromium and 100 MiB uploads beside it); a start-up that hangs still fails, later.
     pluginTimeout: 30_000,
   });
+  app.decorateRequest('operationLog', undefined);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
@@ -205,6 +209,9 @@ export async function createGateway(
         facts: createRequestFacts(),
         trace: tracing ? { span: undefined } : undefined,
         replayKey: request.replayKey,
+        noteOperation: (fields) => {
+          request.operationLog = fields;
+        },
       }),
   });
 

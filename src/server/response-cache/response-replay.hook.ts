@@ -75,15 +75,12 @@ export function createReplayHook(options: ResponseReplayOptions) {
     if (!replay) return;
     const durationMs = performance.now() - started;
     options.metrics?.operation(replay.operationName, 'success', durationMs / 1000);
-    request.log.info(
-      {
-        operationName: replay.operationName,
-        errors: 0,
-        durationMs: Math.round(durationMs),
-        responseCache: 'hit',
-      },
-      'graphql operation',
-    );
+    request.operationLog = {
+      operationName: replay.operationName,
+      errors: 0,
+      durationMs: Math.round(durationMs),
+      responseCache: 'hit',
+    };
     reply.header(REPLAY_HEADER, 'hit').header('vary', 'authorization, accept, x-store-id');
     setReplayHeaders(reply, replay);
     if (clientHolds(request, replay.etag)) return reply.status(304).send();

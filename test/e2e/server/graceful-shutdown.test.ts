@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 afterEach(() => sim.simulator.configure({ latencyMs: 0 }));
 
-/** Sends the slow query and resolves once the gateway has received it (its request log line). */
+/** Sends the slow query and resolves once the gateway has received it (its debug log line). */
 async function slowQueryInFlight(gateway: GatewayProcess) {
   const received = () => gateway.logs.filter((line) => line.includes('"incoming request"')).length;
   const before = received();
@@ -36,6 +36,8 @@ describe('graceful shutdown in production mode', () => {
     const gateway = await startGatewayProcess({
       NODE_ENV: 'production',
       UPSTREAM_URL: sim.url,
+      // "incoming request" lines, which say the slow request has arrived.
+      LOG_LEVEL: 'debug',
       // The subscriptions stay open: nothing is polled again within the test.
       SUBSCRIPTION_POLL_MIN_MS: '60000',
       SUBSCRIPTION_POLL_MAX_MS: '60000',
@@ -93,6 +95,8 @@ describe('graceful shutdown in production mode', () => {
     const gateway = await startGatewayProcess({
       NODE_ENV: 'production',
       UPSTREAM_URL: sim.url,
+      // "incoming request" lines, which say the slow request has arrived.
+      LOG_LEVEL: 'debug',
       SHUTDOWN_TIMEOUT_MS: '500',
       UPSTREAM_DEADLINE_MS: '20000',
       UPSTREAM_HEADERS_TIMEOUT_MS: '20000',

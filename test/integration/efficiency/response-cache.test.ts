@@ -23,8 +23,20 @@ describe('whole-response cache', () => {
     expect(second.body).toEqual({ data: first.body.data });
     expect(second.headers['ratelimit-remaining']).toBeUndefined();
     expect(await stack.upstreamCalls()).toBe(calls);
-    // The request id still comes back.
-    expect(second.headers['x-request-id']).toBeTruthy();
+    // The request id still comes back, and the replay is the request's one log line.
+    const requestId = second.headers['x-request-id'];
+    expect(requestId).toBeTruthy();
+    const lines = stack.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.reqId === requestId && (line.level as number) >= 30);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: 'graphql operation',
+        operationName: 'Detail',
+        responseCache: 'hit',
+        res: { statusCode: 200 },
+      }),
+    ]);
   });
 
   it('never replays one credential’s response to another, nor across variables', async () => {
