@@ -30,8 +30,25 @@ function jsonOf(value: unknown): unknown {
   }
 }
 
+/** Read once per request: the document checks, APQ registration and replay each ask. */
+const known = new WeakMap<FastifyRequest, GraphqlParams | null>();
+
 /** Undefined for a request without parameters, or a batch (an array, which Apollo refuses). */
 export function graphqlParamsOf(request: FastifyRequest): GraphqlParams | undefined {
+  let params = known.get(request);
+  if (params === undefined) {
+    params = readParams(request) ?? null;
+    known.set(request, params);
+  }
+  return params ?? undefined;
+}
+
+/** After a step changed the request's parameters (APQ registration drops a hash): read them again. */
+export function forgetGraphqlParams(request: FastifyRequest): void {
+  known.delete(request);
+}
+
+function readParams(request: FastifyRequest): GraphqlParams | undefined {
   const source = request.method === 'GET' ? request.query : request.body;
   if (!isRecord(source)) return undefined;
   const extensions = jsonOf(source.extensions);

@@ -25,7 +25,7 @@
  *  9. Execution; metrics, tracing and one log line per operation.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type {
   DocumentNode,
   GraphQLError,
@@ -82,7 +82,7 @@ export function createOperationPipeline(
     const { query } = requested;
     // A hash-only APQ request: its text was checked when it was registered.
     if (query === undefined) return refusalOf(requested, { limits, trusted });
-    const key = createHash('sha256').update(query).digest('base64url');
+    const key = hash('sha256', query, 'base64url');
     const known = verdicts.get(key);
     if (known) return 'passed' in known ? undefined : known;
     const refusal = refusalOf(requested, { limits, trusted });

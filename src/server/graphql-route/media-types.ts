@@ -7,6 +7,7 @@
  * - whether a GET is a browser asking for the explorer page;
  * - whether a subscription asked for an event stream (a query or a mutation never becomes one).
  */
+import { LRUCache } from 'lru-cache';
 import Negotiator from 'negotiator';
 
 export const APPLICATION_JSON = 'application/json';
@@ -16,33 +17,69 @@ const HTML = 'text/html';
 
 type Headers = { readonly accept?: string | undefined };
 
-const negotiate = (headers: Headers, offered: readonly string[]): string | undefined =>
-  // Offered in this order so that on a full tie (`*/*`, no Accept) plain JSON wins, as in Apollo.
-  new Negotiator({ headers: { accept: headers.accept ?? '*/*' } }).mediaType(offered);
+/** What one `Accept` value answers to each question below. */
+interface Negotiated {
+  /** The preferred JSON type, or undefined when neither is acceptable. */
+  readonly json: string | undefined;
+  readonly prefersHtml: boolean;
+  readonly prefersEventStream: boolean;
+  readonly asksForEventStream: boolean;
+}
+
+/**
+ * Answers by `Accept` value: clients send the same few values on every request, and negotiating one
+ * (parsing q-values, sorting) was a visible share of a replayed answer's cost. Bounded, since a
+ * client may send any text.
+ */
+const answers = new LRUCache<string, Negotiated>({ max: 256 });
+
+/** No Accept header accepts anything, and prefers plain JSON. */
+const NO_ACCEPT: Negotiated = {
+  json: APPLICATION_JSON,
+  prefersHtml: false,
+  prefersEventStream: false,
+  asksForEventStream: false,
+};
+
+function negotiated(headers: Headers): Negotiated {
+  const accept = headers.accept;
+  if (accept === undefined) return NO_ACCEPT;
+  const known = answers.get(accept);
+  if (known) return known;
+  // JSON offered first so that on a full tie (`*/*`) plain JSON wins, as in Apollo.
+  const negotiator = new Negotiator({ headers: { accept } });
+  const answer: Negotiated = {
+    json: negotiator.mediaType([APPLICATION_JSON, GRAPHQL_RESPONSE_JSON]),
+    prefersHtml: negotiator.mediaType([APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, HTML]) === HTML,
+    prefersEventStream:
+      negotiator.mediaType([APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, EVENT_STREAM]) ===
+      EVENT_STREAM,
+    asksForEventStream: negotiator.mediaTypes().includes(EVENT_STREAM),
+  };
+  answers.set(accept, answer);
+  return answer;
+}
 
 /** The content type of a JSON answer: the GraphQL response type when the client prefers it. */
 export function jsonResponseType(headers: Headers): string {
-  const type = negotiate(headers, [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON]);
-  return `${type === GRAPHQL_RESPONSE_JSON ? GRAPHQL_RESPONSE_JSON : APPLICATION_JSON}; charset=utf-8`;
+  return negotiated(headers).json === GRAPHQL_RESPONSE_JSON
+    ? `${GRAPHQL_RESPONSE_JSON}; charset=utf-8`
+    : `${APPLICATION_JSON}; charset=utf-8`;
 }
 
 /** The client accepts one of the two JSON types (no Accept header accepts anything). */
 export function acceptsJson(headers: Headers): boolean {
-  return negotiate(headers, [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON]) !== undefined;
+  return negotiated(headers).json !== undefined;
 }
 
 /** A browser's page load: HTML preferred to both GraphQL response types. */
 export function prefersHtml(headers: Headers): boolean {
-  if (!headers.accept) return false;
-  return negotiate(headers, [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, HTML]) === HTML;
+  return negotiated(headers).prefersHtml;
 }
 
 /** The client would rather have an event stream than JSON (a graphql-sse client, not urql). */
 export function prefersEventStream(headers: Headers): boolean {
-  if (!headers.accept) return false;
-  return (
-    negotiate(headers, [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, EVENT_STREAM]) === EVENT_STREAM
-  );
+  return negotiated(headers).prefersEventStream;
 }
 
 /**
@@ -50,8 +87,5 @@ export function prefersEventStream(headers: Headers): boolean {
  * subscription is then served as one.
  */
 export function asksForEventStream(headers: Headers): boolean {
-  if (!headers.accept) return false;
-  return new Negotiator({ headers: { accept: headers.accept } })
-    .mediaTypes()
-    .includes(EVENT_STREAM);
+  return negotiated(headers).asksForEventStream;
 }

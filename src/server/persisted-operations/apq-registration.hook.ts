@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isRecord } from '../../kit/is-record.ts';
 import type { CredentialQuota } from '../credential-quota.ts';
-import { graphqlParamsOf } from '../graphql-params.ts';
+import { forgetGraphqlParams, graphqlParamsOf } from '../graphql-params.ts';
 import type { RequestCredential } from '../request-credential.ts';
 
 /** Removes the hash: the document runs without being stored. */
@@ -41,5 +41,6 @@ export function createApqRegistrationHook(options: {
       'persisted query not registered',
     );
     withoutHash(params.source);
+    forgetGraphqlParams(request);
   };
 }

@@ -10,7 +10,7 @@
  * no `RateLimit-*` headers. The key is a hash of the credential's HMAC id, the store header and the
  * request; the document already passed every limit when it was first answered.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { stripIgnoredCharacters } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { ResponseCache } from '../../upstream/response-cache.ts';
@@ -53,24 +53,27 @@ export interface GraphqlResponseCache {
 
 const PREFIX = 'graphql-response:';
 
-/** Documents already normalised (the same few documents arrive again and again). */
-const normalized = new LRUCache<string, string>({ max: 1_000 });
+/** Documents already normalised, by their text: the hash of their normalised form. */
+const normalizedHashes = new LRUCache<string, string>({ max: 1_000 });
 
 /**
- * The document without comments and insignificant whitespace: the same query written twice is one
- * entry, not one per comment or indentation (a client cannot grow the cache by rewording).
+ * The hash of the document without comments and insignificant whitespace: the same query written
+ * twice is one entry, not one per comment or indentation (a client cannot grow the cache by
+ * rewording).
  */
-function normalizedDocument(query: string): string {
-  let text = normalized.get(query);
-  if (text === undefined) {
+function normalizedDocumentHash(query: string): string {
+  let documentHash = normalizedHashes.get(query);
+  if (documentHash === undefined) {
+    let text: string;
     try {
       text = stripIgnoredCharacters(query);
     } catch {
       text = query; // not a document: Apollo refuses it, nothing is stored
     }
-    normalized.set(query, text);
+    documentHash = hash('sha256', text, 'base64url');
+    normalizedHashes.set(query, documentHash);
   }
-  return text;
+  return documentHash;
 }
 
 /** What the shared cache stores: the body as text (JSON-serialisable, shared with other replicas). */
@@ -112,18 +115,18 @@ export function createGraphqlResponseCache(
   return {
     keyOf: (parts) =>
       PREFIX +
-      createHash('sha256')
-        .update(
-          JSON.stringify([
-            parts.credentialId,
-            parts.storeIdHeader ?? null,
-            parts.query === undefined ? null : normalizedDocument(parts.query),
-            parts.persistedHash ?? null,
-            parts.operationName ?? null,
-            parts.variables ?? null,
-          ]),
-        )
-        .digest('base64url'),
+      hash(
+        'sha256',
+        JSON.stringify([
+          parts.credentialId,
+          parts.storeIdHeader ?? null,
+          parts.query === undefined ? null : normalizedDocumentHash(parts.query),
+          parts.persistedHash ?? null,
+          parts.operationName ?? null,
+          parts.variables ?? null,
+        ]),
+        'base64url',
+      ),
 
     async lookup(key) {
       // The entry names its tags; then their current versions say whether a write invalidated it.
@@ -151,7 +154,7 @@ export function createGraphqlResponseCache(
       const ttlMs = freshUntil - now();
       if (ttlMs <= 0) return undefined;
       const text = JSON.stringify({ data: body.data });
-      const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+      const etag = `"${hash('sha256', text, 'base64url').slice(0, 27)}"`;
       const stored: StoredReplay = { body: text, operationName, etag };
       await cache.store(
         key,
