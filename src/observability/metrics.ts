@@ -90,12 +90,38 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     return name;
   };
 
+  /**
+   * The series of one operation label and outcome, looked up once: prom-client otherwise hashes the
+   * labels on every observation (a visible share of a replayed answer's cost). As bounded as the
+   * labels are (MAX_OPERATION_NAMES).
+   */
+  const series = new Map<
+    string,
+    {
+      count: ReturnType<typeof operations.labels>;
+      seconds: ReturnType<typeof operationSeconds.labels>;
+    }
+  >();
+  const operationSeries = (operation: string, outcome: string) => {
+    const key = `${operation} ${outcome}`;
+    let found = series.get(key);
+    if (!found) {
+      found = {
+        count: operations.labels({ operation, outcome }),
+        seconds: operationSeconds.labels({ operation }),
+      };
+      series.set(key, found);
+    }
+    return found;
+  };
+
   return {
     registry,
     operation(name, outcome, seconds) {
       const operation = operationLabel(name);
-      operations.inc({ operation, outcome });
-      operationSeconds.observe({ operation }, seconds);
+      const { count, seconds: duration } = operationSeries(operation, outcome);
+      count.inc();
+      duration.observe(seconds);
     },
     upstreamCall(method, route, status, seconds) {
       const label = `${method} ${route}`;

@@ -36,7 +36,9 @@ export class AccessLogController extends LogController {
     const operation = request.operationLog;
     request.log.info(
       {
-        req: request,
+        // Only what the logger's `req` serializer reads: handed the request object itself, the
+        // redaction cloned that whole object on every line (a tenth of a replayed answer's cost).
+        req: { id: request.id, method: request.method, url: request.url },
         res: { statusCode: reply.statusCode },
         responseTime: Math.round(reply.elapsedTime * 10) / 10,
         ...operation,
