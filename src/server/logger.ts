@@ -36,5 +36,7 @@ export function createLogger(
     },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return destination ? pino(options, destination) : pino(options);
+  // stdout written asynchronously: lines logged while a write is under way go out together in the
+  // next one, off the event loop; pino flushes what is left when the process exits.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }

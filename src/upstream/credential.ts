@@ -3,7 +3,7 @@
  * bucket, singleflight). The token itself is never logged or stored: `toJSON` and `inspect` show the
  * HMAC only, so an accidental log line cannot leak it.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 
 export class Credential {
@@ -42,8 +42,10 @@ const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 export function createCredentialFactory(
   secret: string = randomBytes(32).toString('hex'),
 ): CredentialFactory {
+  // Imported once: a string key would be imported again by every HMAC (every request).
+  const key = createSecretKey(Buffer.from(secret));
   return (token) =>
-    new Credential(token, createHmac('sha256', secret).update(token).digest('hex').slice(0, 32));
+    new Credential(token, createHmac('sha256', key).update(token).digest('hex').slice(0, 32));
 }
 
 /** Reads `Authorization: Bearer <token>`; returns undefined when absent or malformed. */
