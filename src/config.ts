@@ -124,7 +124,7 @@ const ConfigSchema = z.object({
       'The shared response cache (and singleflight). `off` exists for benchmarks and debugging.',
     ),
   CACHE_MAX_BYTES: int(1024 * 1024)
-    .default(64 * 1024 * 1024)
+    .default(32 * 1024 * 1024)
     .describe('Bound of the in-memory cache (LRU by serialized size); unused with REDIS_URL.'),
   CACHE_STALE_MAX_AGE_SEC: int(0, 86_400)
     .default(600)

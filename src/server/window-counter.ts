@@ -3,6 +3,7 @@
  * are forgotten): what the per-credential quotas fall back to and what the refusal throttle counts.
  */
 import { LRUCache } from 'lru-cache';
+import { entryBound } from '../upstream/entry-bound.ts';
 
 export interface WindowCount {
   readonly count: number;
@@ -18,7 +19,7 @@ export interface WindowCounter {
 }
 
 export function createWindowCounter(windowMs: number, now: () => number = Date.now): WindowCounter {
-  const windows = new LRUCache<string, { count: number; until: number }>({ max: 100_000 });
+  const windows = new LRUCache<string, { count: number; until: number }>(entryBound(100_000));
   const current = (key: string) => {
     const known = windows.get(key);
     return known && known.until > now() ? known : undefined;

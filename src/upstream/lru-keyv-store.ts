@@ -6,11 +6,12 @@
 import { EventEmitter } from 'node:events';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
 import { LRUCache } from 'lru-cache';
+import { entryBound } from './entry-bound.ts';
 
 export interface LruKeyvStoreOptions {
   /** Upper bound of the summed value sizes (UTF-16 code units ≈ bytes for JSON). */
   readonly maxSize?: number;
-  /** Upper bound of the number of entries. */
+  /** Upper bound of the number of entries, when there is no `maxSize`. */
   readonly max?: number;
   /** Called when an entry is pushed out for room (not when it expires or is replaced). */
   readonly onEvict?: (key: string) => void;
@@ -27,7 +28,9 @@ export class LruKeyvStore extends EventEmitter implements KeyvStoreAdapter {
     const { onEvict } = options;
     const sizing =
       options.maxSize === undefined
-        ? {}
+        ? options.max === undefined
+          ? {}
+          : entryBound(options.max)
         : {
             maxSize: options.maxSize,
             // One value may take at most an eighth of the room, so one huge answer cannot flush all.
@@ -35,7 +38,6 @@ export class LruKeyvStore extends EventEmitter implements KeyvStoreAdapter {
             sizeCalculation: (value: string, key: string) => value.length + key.length,
           };
     this.#lru = new LRUCache<string, string>({
-      ...(options.max === undefined ? {} : { max: options.max }),
       ...sizing,
       ...(onEvict
         ? {

@@ -4,6 +4,7 @@
  * `fallback-bucket-store.ts`). Same algorithm as the Redis Lua script (`token-bucket.ts`).
  */
 import { LRUCache } from 'lru-cache';
+import { entryBound } from './entry-bound.ts';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { RouteClass } from './upstream-routes.ts';
 import {
@@ -40,7 +41,7 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Buck
   const share = options.share ?? 1;
   const capacity = shareOf(options.budget.capacity, share);
   const localBudget = { capacity, windowMs: options.budget.windowMs };
-  const buckets = new LRUCache<string, BucketState>({ max: options.maxCredentials ?? 100_000 });
+  const buckets = new LRUCache<string, BucketState>(entryBound(options.maxCredentials ?? 100_000));
   const classes = new Map<string, ClassLog>();
 
   const bucketAt = (credentialId: string, at: number): BucketState => {

@@ -6,6 +6,7 @@
  * than the token (`resourceScoped401`, e.g. a channel the token may not read) does not count.
  */
 import { LRUCache } from 'lru-cache';
+import { entryBound } from './entry-bound.ts';
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
 import type { Transport } from './http-transport.ts';
@@ -20,7 +21,7 @@ export function createRefusedCredentialTransport(
   now: () => number = Date.now,
 ): Transport {
   /** Credential HMAC id → until when it is refused locally. */
-  const refused = new LRUCache<string, number>({ max: 100_000 });
+  const refused = new LRUCache<string, number>(entryBound(100_000));
   return {
     async send(call, signal) {
       const until = refused.get(call.credential.id);

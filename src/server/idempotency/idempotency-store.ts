@@ -6,6 +6,7 @@
  * no variable (a secret, a CSR) is ever stored.
  */
 import { LRUCache } from 'lru-cache';
+import { entryBound } from '../../upstream/entry-bound.ts';
 
 /** A key held by a running request. */
 export interface PendingRecord {
@@ -47,7 +48,10 @@ export interface IdempotencyStore {
 
 /** Process-memory store, bounded (the least recently used records go first past `max`). */
 export function createMemoryIdempotencyStore(max = 50_000): IdempotencyStore {
-  const records = new LRUCache<string, IdempotencyRecord>({ max, ttlAutopurge: false });
+  const records = new LRUCache<string, IdempotencyRecord>({
+    ...entryBound(max),
+    ttlAutopurge: false,
+  });
   return {
     async claim(key, pending, lockMs) {
       const existing = records.get(key);

@@ -8,7 +8,7 @@ describe('efficiency configuration', () => {
       UPSTREAM_BUCKET_WAIT_MS: 250,
       UPSTREAM_LIMITER: 'on',
       UPSTREAM_CACHE: 'on',
-      CACHE_MAX_BYTES: 64 * 1024 * 1024,
+      CACHE_MAX_BYTES: 32 * 1024 * 1024,
       CACHE_STALE_MAX_AGE_SEC: 600,
       REDIS_KEY_PREFIX: 'weft',
       REDIS_DOWN_BUDGET_SHARE: 0.25,
