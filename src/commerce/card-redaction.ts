@@ -116,8 +116,8 @@ function stringsIn(value: unknown, into: string[]): void {
 /** Replaces, in place, every string that contains a removed value (`echoes`: shortest first). */
 function scrubEchoes(value: unknown, echoes: readonly string[]): unknown {
   if (typeof value === 'string') {
-    // Most strings of a record (ids, codes, timestamps) are too short to hold any echo.
-    if (value.length < MIN_ECHO_LENGTH || value === REDACTED) return value;
+    // Most strings of a record (ids, codes, amounts) are shorter than any echo.
+    if (value.length < echoes[0]!.length || value === REDACTED) return value;
     // `echoes` is sorted by length: none after the first longer than the string can be inside it.
     for (const secret of echoes) {
       if (secret.length > value.length) break;
@@ -126,11 +126,33 @@ function scrubEchoes(value: unknown, echoes: readonly string[]): unknown {
     return value;
   }
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) value[i] = scrubEchoes(value[i], echoes);
+    for (let i = 0; i < value.length; i += 1) {
+      const scrubbed = scrubEchoes(value[i], echoes);
+      if (scrubbed !== value[i]) value[i] = scrubbed;
+    }
   } else if (isRecord(value)) {
-    for (const key of Object.keys(value)) value[key] = scrubEchoes(value[key], echoes);
+    for (const key of Object.keys(value)) {
+      const scrubbed = scrubEchoes(value[key], echoes);
+      if (scrubbed !== value[key]) value[key] = scrubbed;
+    }
   }
   return value;
+}
+
+/**
+ * The removed values worth searching for, shortest first: those long enough not to match by chance,
+ * each also as bare digits when written with spaces or dashes.
+ */
+function echoesOf(removed: readonly string[]): string[] {
+  const echoes = new Set<string>();
+  for (const text of removed) {
+    // Compacting only shortens: a value too short already stays too short.
+    if (text.length < MIN_ECHO_LENGTH || text === REDACTED) continue;
+    echoes.add(text);
+    const compact = text.replace(/[\s-]/g, '');
+    if (compact.length >= MIN_ECHO_LENGTH && compact !== REDACTED) echoes.add(compact);
+  }
+  return [...echoes].sort((a, b) => a.length - b.length);
 }
 
 /** Redacts, in place, every leaf of a card object that is not kept; remembers what went. */
@@ -144,11 +166,15 @@ function redactCard(object: JsonObject, path: string, removed: string[]): void {
       redactCard(value, inner, removed);
       continue;
     }
-    const kept =
-      inner === NUMBER_PATH && typeof value === 'string' ? truncatedNumber(value) : REDACTED;
-    // A number the upstream already truncated is kept as it is, so it is no secret to search for.
-    if (kept !== String(value).replace(/[\s-]/g, '')) stringsIn(value, removed);
-    object[key] = kept;
+    if (inner === NUMBER_PATH && typeof value === 'string') {
+      const kept = truncatedNumber(value);
+      // A number the upstream already truncated is kept as it is, so it is no secret to search for.
+      if (kept !== value.replace(/[\s-]/g, '')) removed.push(value);
+      object[key] = kept;
+      continue;
+    }
+    if (value !== REDACTED) stringsIn(value, removed);
+    object[key] = REDACTED;
   }
 }
 
@@ -173,12 +199,10 @@ function redactRecord(record: JsonObject): void {
     stringsIn(target.value, removed);
     parent[target.key] = REDACTED;
   }
-  // A number written with spaces or dashes is also searched for as bare digits.
-  const compact = removed.map((text) => text.replace(/[\s-]/g, ''));
-  const echoes = [...new Set([...removed, ...compact])]
-    .filter((text) => text.length >= MIN_ECHO_LENGTH && text !== REDACTED)
-    .sort((a, b) => a.length - b.length);
-  if (echoes.length > 0) scrubEchoes(record, echoes);
+  if (removed.length > 0) {
+    const echoes = echoesOf(removed);
+    if (echoes.length > 0) scrubEchoes(record, echoes);
+  }
 }
 
 /** The transaction list route's redaction: every record of `items`, in place. */
