@@ -22,6 +22,13 @@ declare module 'fastify' {
 
 export const REPLAY_HEADER = 'x-weft-response-cache';
 
+/**
+ * What a kept answer depends on besides its URL: the caller (`Authorization`), the negotiated type,
+ * the store header and — for the CORS headers — the page's origin. Replaces the `Vary: Origin` the
+ * CORS layer set, so it names that too.
+ */
+const REPLAY_VARY = 'origin, authorization, accept, x-store-id';
+
 export interface ResponseReplayOptions {
   readonly cache: GraphqlResponseCache;
   readonly credentialOf: RequestCredential;
@@ -30,7 +37,8 @@ export interface ResponseReplayOptions {
 
 /**
  * How a replayable answer may be kept by the client's cache and revalidated: privately (it is one
- * credential's), for as long as it stays fresh here, with a validator for `If-None-Match`.
+ * credential's), for as long as it stays fresh here, with a validator for `If-None-Match`, and
+ * only for the same request headers.
  */
 export function setReplayHeaders(
   reply: { header(name: string, value: string): unknown },
@@ -40,6 +48,7 @@ export function setReplayHeaders(
   const maxAge = Math.max(0, Math.floor((replay.freshUntil - now) / 1000));
   reply.header('cache-control', `private, max-age=${maxAge}`);
   reply.header('etag', replay.etag);
+  reply.header('vary', REPLAY_VARY);
 }
 
 /** Whether the client already holds this body (`If-None-Match`, weak comparison). */
@@ -81,7 +90,7 @@ export function createReplayHook(options: ResponseReplayOptions) {
       durationMs: Math.round(durationMs),
       responseCache: 'hit',
     };
-    reply.header(REPLAY_HEADER, 'hit').header('vary', 'authorization, accept, x-store-id');
+    reply.header(REPLAY_HEADER, 'hit');
     setReplayHeaders(reply, replay);
     if (clientHolds(request, replay.etag)) return reply.status(304).send();
     return reply.type(jsonResponseType(request.headers)).send(replay.body);

@@ -64,4 +64,19 @@ describe('CORS', () => {
       expect(exposed).toContain(header);
     }
   });
+
+  it('keeps Origin in Vary beside what a kept answer depends on, stored and replayed', async () => {
+    const query =
+      '{ certificateCustomer(customerId: "demo-customer") { certificates(first: 1) { totalCount } } }';
+    const headers = { origin: 'https://app.example.com' };
+    const first = await stack.gql(query, undefined, { headers });
+    const replayed = await stack.gql(query, undefined, { headers });
+    expect(replayed.headers['x-weft-response-cache']).toBe('hit');
+    for (const answer of [first, replayed]) {
+      expect(answer.headers['cache-control']).toMatch(/^private, max-age=\d+$/);
+      const vary = String(answer.headers.vary).toLowerCase().split(/,\s*/);
+      expect(vary).toEqual(expect.arrayContaining(['origin', 'authorization', 'accept']));
+      expect(answer.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    }
+  });
 });
