@@ -15,9 +15,11 @@ COPY src ./src
 RUN rm -rf src/simulator
 
 FROM node:24.21.0-bookworm-slim AS runtime
+# NODE_COMPILE_CACHE as in `npm start`, relative to WORKDIR (docs/operations.md, "Start-up").
 ENV NODE_ENV=production \
     PORT=4000 \
-    HOST=0.0.0.0
+    HOST=0.0.0.0 \
+    NODE_COMPILE_CACHE=node_modules/.cache/node-compile-cache
 WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --chown=node:node package.json ./

@@ -16,6 +16,9 @@ import type { Config } from './config.ts';
  * start-up). Hence the dynamic imports below: a static one would load before this runs. It lives
  * beside the dependencies, owned by the user that runs Weft; entries are keyed by Node's version
  * and each file's content, and where the directory cannot be written Node simply goes without.
+ * `npm start` and the image also set NODE_COMPILE_CACHE to the same directory, which turns it on
+ * before this file loads: then not even this file is stripped again and Node's type stripper is
+ * never loaded (another ~5–10 % of start-up); this call covers `node src/main.ts` run by hand.
  */
 enableCompileCache(
   fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),
