@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/gateway-errors.ts';
 import { toUserErrors } from '../errors/graphql-errors.ts';
 import { nullIfNotFound } from '../errors/not-found.ts';
 import { encodeGlobalId } from '../kit/global-id.ts';
+import { isUuid } from '../kit/id-checks.ts';
 import { openEnum } from '../kit/open-enum.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { CertificateSubscriptionFilter, Resolvers } from '../generated/resolvers.ts';
@@ -36,11 +37,9 @@ const CUSTOMER_PAGE = { defaultFirst: 20, maxFirst: 100 } as const;
  */
 const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 const isHostName = (value: string): boolean => value.length <= 253 && HOST_NAME.test(value);
-/** "path guid (string, subscription GUID)". */
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
+/** "path guid (string, subscription GUID)": a uuid, passed on as the client wrote it. */
 const requireGuid = (value: string): string => {
-  if (!GUID.test(value)) {
+  if (!isUuid(value)) {
     throw new GatewayError(
       ErrorCode.BAD_USER_INPUT,
       '`guid` must be a subscription GUID (8-4-4-4-12 hexadecimal digits)',
