@@ -27,23 +27,44 @@ const CARD_OBJECTS = [
   ['fundingSource', 'cardVerificationData'],
 ] as const;
 
-/** What is kept of a card object, by lower-cased path inside it (the number only truncated). */
-const KEPT_CARD_PATHS: ReadonlySet<string> = new Set([
-  'carddetail.type',
-  'carddetail.expmonth',
-  'carddetail.expyear',
-  'carddetail.entrydetails.entrymethod',
+/** What happens to a value inside a card object, by its lower-cased key. */
+const KEEP = 'keep';
+/** The card number: truncated to its last four digits. */
+const TRUNCATE = 'truncate';
+type KeptShape = ReadonlyMap<string, typeof KEEP | typeof TRUNCATE | KeptShape>;
+
+/**
+ * What is kept of each card object, by lower-cased key (the number only truncated); an object named
+ * here is walked, anything not named goes whole (EMV tags, the address).
+ */
+const KEPT_IN_CARD_OBJECTS: ReadonlyMap<string, KeptShape> = new Map([
+  [
+    'carddetail',
+    new Map<string, typeof KEEP | typeof TRUNCATE | KeptShape>([
+      ['type', KEEP],
+      ['expmonth', KEEP],
+      ['expyear', KEEP],
+      ['entrydetails', new Map([['entrymethod', KEEP]])],
+      ['number', TRUNCATE],
+    ]),
+  ],
+  ['cardverificationdata', new Map()],
 ]);
-const NUMBER_PATH = 'carddetail.number';
-/** The objects on the way to a kept value. */
-const KEPT_PARENTS: ReadonlySet<string> = new Set(
-  [...KEPT_CARD_PATHS].flatMap((path) =>
-    path
-      .split('.')
-      .slice(1, -1)
-      .map((_, i, names) => ['carddetail', ...names.slice(0, i + 1)].join('.')),
-  ),
-);
+
+/**
+ * Lower-cased keys, remembered: a redaction reads the same few dozen keys on every record, and
+ * lower-casing one that has capitals makes a new string each time. Bounded, for an upstream that
+ * invents keys.
+ */
+const lowerCaseKeys = new Map<string, string>();
+function lowerCase(key: string): string {
+  let lowered = lowerCaseKeys.get(key);
+  if (lowered === undefined) {
+    lowered = key.toLowerCase();
+    if (lowerCaseKeys.size < 1_024) lowerCaseKeys.set(key, lowered);
+  }
+  return lowered;
+}
 
 /** Outside the card objects: the processor's EMV tags (they carry the PAN and track data). */
 const DENIED_ELSEWHERE = [['processorResponse', 'emvTags']] as const;
@@ -106,12 +127,43 @@ function truncatedNumber(value: string): string {
   return /^[*Xx•]{8,15}\d{4}$/.test(digits) ? digits : REDACTED;
 }
 
-/** Every string inside a value (to remember what was removed). */
-function stringsIn(value: unknown, into: string[]): void {
-  if (typeof value === 'string') into.push(value);
-  else if (Array.isArray(value)) value.forEach((item) => stringsIn(item, into));
-  else if (isRecord(value)) Object.values(value).forEach((item) => stringsIn(item, into));
+/** Every string inside a value long enough to be searched for elsewhere (what was removed). */
+function echoCandidatesIn(value: unknown, into: string[]): void {
+  if (typeof value === 'string') {
+    if (value.length >= MIN_ECHO_LENGTH && value !== REDACTED) into.push(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) echoCandidatesIn(item, into);
+  } else if (isRecord(value)) {
+    for (const key of Object.keys(value)) echoCandidatesIn(value[key], into);
+  }
 }
+
+/** Every string inside a value at least `minLength` long, each followed by a NUL. */
+function longStringsText(value: unknown, minLength: number): string {
+  let text = '';
+  const visit = (item: unknown): void => {
+    if (typeof item === 'string') {
+      if (item.length >= minLength && item !== REDACTED) text += `${item}\u0000`;
+    } else if (Array.isArray(item)) {
+      for (const element of item) visit(element);
+    } else if (isRecord(item)) {
+      for (const key of Object.keys(item)) visit(item[key]);
+    }
+  };
+  visit(value);
+  return text;
+}
+
+/**
+ * Whether any string of the record may contain a removed value: one search per echo over the
+ * record's long strings joined, instead of one per echo and string (most records echo nothing, and
+ * this was most of a page's redaction). A string too short for the shortest echo cannot hold one;
+ * a match across two strings needs an echo with a NUL in it, and only costs the exact walk.
+ */
+const mayEcho = (record: JsonObject, echoes: readonly string[]): boolean => {
+  const text = longStringsText(record, echoes[0]!.length);
+  return echoes.some((secret) => text.includes(secret));
+};
 
 /** Replaces, in place, every string that contains a removed value (`echoes`: shortest first). */
 function scrubEchoes(value: unknown, echoes: readonly string[]): unknown {
@@ -139,41 +191,47 @@ function scrubEchoes(value: unknown, echoes: readonly string[]): unknown {
   return value;
 }
 
+/** Card numbers and track data are written with spaces or dashes as often as without. */
+const HAS_SEPARATORS = /[\s-]/;
+const SEPARATORS = /[\s-]/g;
+
 /**
- * The removed values worth searching for, shortest first: those long enough not to match by chance,
- * each also as bare digits when written with spaces or dashes.
+ * The removed values worth searching for, shortest first: those long enough not to match by chance
+ * (the candidates already are), each also as bare digits when written with spaces or dashes.
  */
 function echoesOf(removed: readonly string[]): string[] {
-  const echoes = new Set<string>();
+  const echoes = new Set<string>(removed);
   for (const text of removed) {
-    // Compacting only shortens: a value too short already stays too short.
-    if (text.length < MIN_ECHO_LENGTH || text === REDACTED) continue;
-    echoes.add(text);
-    const compact = text.replace(/[\s-]/g, '');
+    if (!HAS_SEPARATORS.test(text)) continue;
+    const compact = text.replace(SEPARATORS, '');
     if (compact.length >= MIN_ECHO_LENGTH && compact !== REDACTED) echoes.add(compact);
   }
   return [...echoes].sort((a, b) => a.length - b.length);
 }
 
 /** Redacts, in place, every leaf of a card object that is not kept; remembers what went. */
-function redactCard(object: JsonObject, path: string, removed: string[]): void {
+function redactCard(object: JsonObject, kept: KeptShape, removed: string[]): void {
   for (const key of Object.keys(object)) {
     const value = object[key];
-    const inner = `${path}.${key.toLowerCase()}`;
-    if (value === null || value === undefined || KEPT_CARD_PATHS.has(inner)) continue;
+    if (value === null || value === undefined) continue;
+    const rule = kept.get(lowerCase(key));
+    if (rule === KEEP) continue;
     // An object holding a kept value is walked; any other goes whole (EMV tags, the address).
-    if (isRecord(value) && KEPT_PARENTS.has(inner)) {
-      redactCard(value, inner, removed);
-      continue;
-    }
-    if (inner === NUMBER_PATH && typeof value === 'string') {
-      const kept = truncatedNumber(value);
+    if (rule instanceof Map) {
+      if (isRecord(value)) {
+        redactCard(value, rule, removed);
+        continue;
+      }
+    } else if (rule === TRUNCATE && typeof value === 'string') {
+      const truncated = truncatedNumber(value);
       // A number the upstream already truncated is kept as it is, so it is no secret to search for.
-      if (kept !== value.replace(/[\s-]/g, '')) removed.push(value);
-      object[key] = kept;
+      if (truncated !== value.replace(SEPARATORS, '') && value.length >= MIN_ECHO_LENGTH) {
+        removed.push(value);
+      }
+      object[key] = truncated;
       continue;
     }
-    if (value !== REDACTED) stringsIn(value, removed);
+    if (value !== REDACTED) echoCandidatesIn(value, removed);
     object[key] = REDACTED;
   }
 }
@@ -186,9 +244,9 @@ function redactRecord(record: JsonObject): void {
     const card = isRecord(parent) ? child(parent, name) : undefined;
     if (!isRecord(parent) || card === undefined || card.value === null) continue;
     if (isRecord(card.value)) {
-      redactCard(card.value, name.toLowerCase(), removed);
+      redactCard(card.value, KEPT_IN_CARD_OBJECTS.get(name.toLowerCase())!, removed);
     } else if (card.value !== undefined) {
-      stringsIn(card.value, removed);
+      echoCandidatesIn(card.value, removed);
       parent[card.key] = REDACTED;
     }
   }
@@ -196,12 +254,12 @@ function redactRecord(record: JsonObject): void {
     const parent = valueAt(record, [parentName]);
     const target = isRecord(parent) ? child(parent, name) : undefined;
     if (!isRecord(parent) || target === undefined || target.value == null) continue;
-    stringsIn(target.value, removed);
+    echoCandidatesIn(target.value, removed);
     parent[target.key] = REDACTED;
   }
   if (removed.length > 0) {
     const echoes = echoesOf(removed);
-    if (echoes.length > 0) scrubEchoes(record, echoes);
+    if (mayEcho(record, echoes)) scrubEchoes(record, echoes);
   }
 }
 

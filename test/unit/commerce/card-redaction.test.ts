@@ -66,6 +66,60 @@ describe('redactTransaction', () => {
     expect(record.notes).toBe(REDACTED);
   });
 
+  it('finds an echo written without the separators of the card field, deep in another field', () => {
+    const echoed = structuredClone(canary!) as typeof canary & Record<string, unknown>;
+    echoed.fundingSource.cardDetail.number = '4111 1111 1111 1111';
+    echoed.legacy = {
+      lines: ['ok', { text: 'pan 4111111111111111 seen' }],
+      code: 4111111111111111,
+    };
+    const { record, card } = redactTransaction(echoed);
+    expect(card?.last4).toBe('1111');
+    expect(record.legacy).toEqual({ lines: ['ok', { text: REDACTED }], code: 4111111111111111 });
+  });
+
+  it('leaves every other string of a record that echoes nothing as it was', () => {
+    const plain = structuredClone(others[0]!) as (typeof others)[number] & Record<string, unknown>;
+    plain.notes = 'a note long enough to be searched';
+    const { record } = redactTransaction(plain);
+    expect(record.notes).toBe(plain.notes);
+    expect(record.transactionId).toBe(plain.transactionId);
+    expect(record.createdAt).toBe(plain.createdAt);
+  });
+
+  it('reads card keys case-insensitively, whatever the upstream spells them', () => {
+    const recased = {
+      transactionId: 't-1',
+      FundingSource: {
+        CARDDETAIL: {
+          Number: '4111111111111111',
+          TYPE: 'VISA',
+          ExpMonth: 9,
+          expyear: 2030,
+          EntryDetails: { EntryMethod: 'SWIPE', iccFallback: true },
+          TRACK2DATA: ';4111111111111111=2912101?',
+        },
+      },
+    };
+    const { record, card } = redactTransaction(recased);
+    const detail = (record.FundingSource as { CARDDETAIL: Record<string, unknown> }).CARDDETAIL;
+    expect(detail).toEqual({
+      Number: REDACTED,
+      TYPE: 'VISA',
+      ExpMonth: 9,
+      expyear: 2030,
+      EntryDetails: { EntryMethod: 'SWIPE', iccFallback: REDACTED },
+      TRACK2DATA: REDACTED,
+    });
+    expect(card).toEqual({
+      brand: 'VISA',
+      last4: '1111',
+      expMonth: 9,
+      expYear: 2030,
+      entryMethod: 'SWIPE',
+    });
+  });
+
   it('reads last four from a number another layer already masked', () => {
     const masked = structuredClone(canary!);
     masked.fundingSource.cardDetail.number = '************1111';
