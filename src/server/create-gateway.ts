@@ -68,7 +68,7 @@ export async function createGateway(
           createLogSpanExporter((logger as FastifyBaseLogger).child({ component: 'tracing' })),
         )
       : undefined;
-  const upstreamStack = createUpstreamStack(
+  const upstreamStack = await createUpstreamStack(
     config,
     logger as FastifyBaseLogger,
     upstreamUrl,

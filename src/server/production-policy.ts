@@ -59,7 +59,7 @@ export async function createProductionPolicy(
   const persisted = await createPersistedOperations({
     ttlSec: config.APQ_TTL_SEC,
     trustedDocumentsPath: config.TRUSTED_DOCUMENTS_PATH,
-    redis: redis && { client: redis.client, keyPrefix: config.REDIS_KEY_PREFIX },
+    redis: redis && { connection: redis, keyPrefix: config.REDIS_KEY_PREFIX },
     logger,
   });
   const pipeline = createOperationPipeline(limits, persisted.trusted);

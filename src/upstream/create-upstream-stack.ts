@@ -22,7 +22,7 @@ import { createFallbackBucketStore } from './fallback-bucket-store.ts';
 import { createTransport } from './http-transport.ts';
 import { createMemoryBucketStore } from './memory-bucket-store.ts';
 import { createRedisBucketStore } from './redis-bucket-store.ts';
-import { createRedisConnection, type RedisConnection } from './redis-connection.ts';
+import type { RedisConnection } from './redis-connection.ts';
 import { createResponseCache, type ResponseCache } from './response-cache.ts';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 import { createSingleflight } from './singleflight.ts';
@@ -56,17 +56,17 @@ export interface UpstreamStack {
   close(): Promise<void>;
 }
 
-export function createUpstreamStack(
+export async function createUpstreamStack(
   config: Config,
   logger: FastifyBaseLogger,
   upstreamUrl: string,
   routes: RouteTable,
   observers: UpstreamObservers = {},
-): UpstreamStack {
+): Promise<UpstreamStack> {
   const { metrics } = observers;
   const log = logger.child({ component: 'upstream' });
   const redis: RedisConnection | undefined = config.REDIS_URL
-    ? createRedisConnection({
+    ? (await import('./redis-connection.ts')).createRedisConnection({
         url: config.REDIS_URL,
         connectTimeoutMs: config.REDIS_CONNECT_TIMEOUT_MS,
         commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
@@ -149,7 +149,7 @@ export function createUpstreamStack(
     const longestOverrideMs = Math.max(...overrides.values(), 0) * 1000;
     cache = createResponseCache({
       store: redis
-        ? { type: 'redis', client: redis.client, prefix: config.REDIS_KEY_PREFIX }
+        ? { type: 'redis', connection: redis, prefix: config.REDIS_KEY_PREFIX }
         : { type: 'memory', maxBytes: config.CACHE_MAX_BYTES },
       // A tag version must outlive every entry that may carry it.
       tagTtlMs: Math.max(longestTtlMs, longestOverrideMs) + staleMaxAgeMs + 60_000,

@@ -4,8 +4,14 @@
  * once), each command has a timeout, reconnection continues in the background with backoff, and
  * every caller has a fallback. At start-up the first connection is awaited for at most the connect
  * timeout, so the first requests use Redis when it is there.
+ *
+ * Only a gateway with REDIS_URL loads this module (create-upstream-stack.ts imports it when asked):
+ * the Redis client libraries are a tenth of start-up, and every other module refers to Redis by
+ * type or through the connection, so a gateway without Redis never loads them.
  */
+import KeyvRedis, { type KeyvRedisOptions } from '@keyv/redis';
 import type { FastifyBaseLogger } from 'fastify';
+import type { KeyvStoreAdapter } from 'keyv';
 import { createClient } from 'redis';
 
 export type RedisClient = ReturnType<typeof createRedisClient>;
@@ -14,6 +20,8 @@ export interface RedisConnection {
   readonly client: RedisClient;
   /** Whether commands can be sent now (waits once, at start-up, for the first connection). */
   usable(): Promise<boolean>;
+  /** A keyv store over this connection (the upstream cache, APQ documents). */
+  keyvStore(options: KeyvRedisOptions): KeyvStoreAdapter;
   close(): Promise<void>;
 }
 
@@ -88,6 +96,7 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
       if (!startupDone) await firstReady;
       return client.isReady;
     },
+    keyvStore: (storeOptions) => new KeyvRedis(client, storeOptions),
     async close() {
       closed = true;
       try {

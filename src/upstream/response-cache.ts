@@ -12,10 +12,9 @@
  * Entries live for their TTL plus the stale-if-error bound; the caller decides freshness.
  */
 import { randomBytes } from 'node:crypto';
-import KeyvRedis from '@keyv/redis';
 import { Keyv, type DeserializedData, type Deserialize, type Serialize } from 'keyv';
 import { LruKeyvStore } from './lru-keyv-store.ts';
-import type { RedisClient } from './redis-connection.ts';
+import type { RedisConnection } from './redis-connection.ts';
 
 /** One stored upstream answer. */
 export interface CachedAnswer {
@@ -55,7 +54,7 @@ export type CacheStoreOptions =
       /** Bound of the number of tag versions remembered. */
       readonly maxTags?: number;
     }
-  | { readonly type: 'redis'; readonly client: RedisClient; readonly prefix: string };
+  | { readonly type: 'redis'; readonly connection: RedisConnection; readonly prefix: string };
 
 export interface ResponseCacheOptions {
   readonly store: CacheStoreOptions;
@@ -83,7 +82,7 @@ function keyvPair(options: CacheStoreOptions): { entries: Keyv; tags: Keyv } {
     // prefixing is off so that keys are not prefixed twice.
     const onRedis = (namespace: string) =>
       new Keyv({
-        store: new KeyvRedis(options.client, { throwOnErrors: true, throwOnConnectError: false }),
+        store: options.connection.keyvStore({ throwOnErrors: true, throwOnConnectError: false }),
         namespace,
         ...JSON_CODEC,
       });

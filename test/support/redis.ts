@@ -99,6 +99,18 @@ export async function drainKeys(prefix: string): Promise<Array<{ key: string; va
   }
 }
 
+/** A gateway connection to the test Redis (as the upstream stack opens it), once it is usable. */
+export async function openTestConnection(): Promise<RedisConnection> {
+  const connection = createRedisConnection({
+    url: REDIS_URL,
+    connectTimeoutMs: 1_000,
+    commandTimeoutMs: 500,
+    logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+  });
+  expect(await connection.usable()).toBe(true);
+  return connection;
+}
+
 /**
  * For a describe block on real Redis: opens a gateway connection (as the upstream stack does) and an
  * admin client before the tests, and deletes everything under `prefix` after them.
@@ -110,13 +122,7 @@ export function useTestRedis(prefix: string): {
   let connection: RedisConnection | undefined;
   let admin: TestRedis | undefined;
   beforeAll(async () => {
-    connection = createRedisConnection({
-      url: REDIS_URL,
-      connectTimeoutMs: 1_000,
-      commandTimeoutMs: 500,
-      logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
-    });
-    expect(await connection.usable()).toBe(true);
+    connection = await openTestConnection();
     admin = await connectTestRedis();
   });
   afterAll(async () => {

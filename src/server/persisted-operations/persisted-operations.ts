@@ -8,9 +8,8 @@
  * size-bounded LRU otherwise. Only the document text is stored, never variables.
  */
 import { Keyv } from 'keyv';
-import KeyvRedis from '@keyv/redis';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RedisClient } from '../../upstream/redis-connection.ts';
+import type { RedisConnection } from '../../upstream/redis-connection.ts';
 import { LruKeyvStore } from '../../upstream/lru-keyv-store.ts';
 import { createKeyvDocumentCache, type DocumentCache } from './document-cache.ts';
 import { loadTrustedDocuments, type TrustedDocuments } from './trusted-documents.ts';
@@ -20,7 +19,7 @@ export interface PersistedOperationsOptions {
   readonly ttlSec: number;
   readonly trustedDocumentsPath: string | undefined;
   /** Shared Redis: APQ documents go to `<keyPrefix>:persisted:apq:<sha256>`. */
-  readonly redis: { readonly client: RedisClient; readonly keyPrefix: string } | undefined;
+  readonly redis: { readonly connection: RedisConnection; readonly keyPrefix: string } | undefined;
   readonly logger: FastifyBaseLogger;
 }
 
@@ -40,7 +39,7 @@ function apqKeyv(options: PersistedOperationsOptions): Keyv {
   const namespace = options.redis ? `${options.redis.keyPrefix}:persisted` : undefined;
   const keyv = options.redis
     ? new Keyv({
-        store: new KeyvRedis(options.redis.client, {
+        store: options.redis.connection.keyvStore({
           namespace,
           keyPrefixSeparator: ':',
           throwOnErrors: true,

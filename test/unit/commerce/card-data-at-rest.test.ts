@@ -35,6 +35,7 @@ import {
   connectTestRedis,
   deleteUnder,
   keysUnder,
+  openTestConnection,
   testPrefix,
   testRedisAvailable,
 } from '../../support/redis.ts';
@@ -112,9 +113,10 @@ async function stack(store: Store) {
   const memory = new Map<string, unknown>();
   const prefix = testPrefix('card-at-rest');
   const redis = store === 'redis' ? await connectTestRedis() : undefined;
+  const connection = store === 'redis' ? await openTestConnection() : undefined;
   const cache = createResponseCache({
-    store: redis
-      ? { type: 'redis', client: redis as never, prefix }
+    store: connection
+      ? { type: 'redis', connection, prefix }
       : { type: 'memory', maxBytes: 8 << 20 },
     tagTtlMs: 60_000,
   });
@@ -159,6 +161,7 @@ async function stack(store: Store) {
         await deleteUnder(redis, prefix);
         await redis.close();
       }
+      await connection?.close();
     },
   };
 }

@@ -114,7 +114,7 @@ describe.skipIf(!testRedisAvailable)('redis response cache', () => {
 
   const make = () =>
     createResponseCache({
-      store: { type: 'redis', client: redis.connection().client, prefix },
+      store: { type: 'redis', connection: redis.connection(), prefix },
       tagTtlMs: 600_000,
     });
   cacheCases('redis', make);
@@ -130,7 +130,7 @@ describe.skipIf(!testRedisAvailable)('redis response cache', () => {
       await other.usable();
       const a = make();
       const b = createResponseCache({
-        store: { type: 'redis', client: other.client, prefix },
+        store: { type: 'redis', connection: other, prefix },
         tagTtlMs: 600_000,
       });
       const { versions } = await a.lookup('credX:store:k', ['store:s1']);
@@ -160,7 +160,7 @@ describe.skipIf(!testRedisAvailable)('redis response cache', () => {
     try {
       await dead.usable();
       const cache = createResponseCache({
-        store: { type: 'redis', client: dead.client, prefix },
+        store: { type: 'redis', connection: dead, prefix },
         tagTtlMs: 600_000,
       });
       await expect(cache.lookup('c:k', ['t'])).rejects.toThrow();
