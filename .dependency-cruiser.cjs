@@ -56,6 +56,20 @@ module.exports = {
       to: { path: '^src/simulator/' },
     },
     {
+      name: 'redis-loaded-on-demand',
+      comment:
+        'only redis-connection.ts imports the Redis libraries, and it is imported by type or dynamically (with REDIS_URL): a gateway without Redis never loads them',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/upstream/redis-connection\\.ts$' },
+      to: {
+        path: [
+          '^node_modules/(redis|@redis/[^/]+|@keyv/redis)/',
+          '^src/upstream/redis-connection\\.ts$',
+        ],
+        dependencyTypesNot: ['type-only', 'dynamic-import'],
+      },
+    },
+    {
       name: 'simulator-stands-alone',
       comment: 'the simulator is built from the upstream documents, not from the product',
       severity: 'error',
