@@ -2,6 +2,9 @@
  * OpenTelemetry tracing, off by default (`TRACING=off`). With `TRACING=log`, every GraphQL operation
  * is a span and every upstream attempt a child span, exported as JSON log lines. Span attributes name
  * operations and route templates only: never a token, a variable, an id or a raw path.
+ *
+ * Only a gateway with `TRACING=log` loads this module and OpenTelemetry (create-gateway.ts imports it
+ * when asked; everything else refers to it by type): the SDK is about a tenth of start-up.
  */
 import {
   ROOT_CONTEXT,
@@ -22,6 +25,8 @@ import type { FastifyBaseLogger } from 'fastify';
 export interface Tracing {
   /** Starts the span of one GraphQL operation. */
   startOperation(operationName: string | null | undefined): Span;
+  /** Ends an operation's span with its error count (an error status when there is any). */
+  endOperation(span: Span, errorCount: number): void;
   /** Records one upstream attempt as a child of `parent` (when the request is traced). */
   recordUpstream(
     parent: Span | undefined,
@@ -66,6 +71,11 @@ export function createTracing(exporter: SpanExporter): Tracing {
         kind: SpanKind.SERVER,
         attributes: { 'graphql.operation.name': operationName ?? 'anonymous' },
       }),
+    endOperation(span, errorCount) {
+      if (errorCount > 0) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.setAttribute('graphql.errors', errorCount);
+      span.end();
+    },
     recordUpstream(parent, call, status, startedAt, endedAt) {
       if (!parent) return;
       const span = tracer.startSpan(

@@ -35,7 +35,6 @@ import { createCredentialQuota } from './credential-quota.ts';
 import { createGatewayMetrics } from '../observability/metrics.ts';
 import { registerMetricsRoute } from '../observability/metrics.routes.ts';
 import { observabilityPlugin } from './observability-plugin.ts';
-import { createLogSpanExporter, createTracing } from '../observability/tracing.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import { AccessLogController } from './access-log.ts';
 
@@ -64,8 +63,11 @@ export async function createGateway(
   const metrics = config.METRICS ? createGatewayMetrics() : undefined;
   const tracing =
     config.TRACING === 'log'
-      ? createTracing(
-          createLogSpanExporter((logger as FastifyBaseLogger).child({ component: 'tracing' })),
+      ? await import('../observability/tracing.ts').then(
+          ({ createTracing, createLogSpanExporter }) =>
+            createTracing(
+              createLogSpanExporter((logger as FastifyBaseLogger).child({ component: 'tracing' })),
+            ),
         )
       : undefined;
   const upstreamStack = await createUpstreamStack(

@@ -3,7 +3,6 @@
  * tracing on, the operation's span — the parent of its upstream call spans.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import { SpanStatusCode } from '@opentelemetry/api';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
@@ -30,11 +29,7 @@ export function observabilityPlugin(
             (performance.now() - started) / 1000,
           );
           const span = contextValue.trace?.span;
-          if (span) {
-            if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
-            span.setAttribute('graphql.errors', errors?.length ?? 0);
-            span.end();
-          }
+          if (span && tracing) tracing.endOperation(span, errors?.length ?? 0);
         },
       };
     },

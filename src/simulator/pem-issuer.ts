@@ -5,9 +5,8 @@
  * ECDSA P-256 through WebCrypto keeps generation to milliseconds.
  */
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
-
-x509.cryptoProvider.set(webcrypto as never);
+import type { X509Certificate } from '@peculiar/x509';
+import { loadX509 } from './x509.ts';
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const YEAR = 365 * 86_400_000;
@@ -30,7 +29,7 @@ export interface PemChain {
 
 interface Authority {
   keys: webcrypto.CryptoKeyPair;
-  certificate: x509.X509Certificate;
+  certificate: X509Certificate;
 }
 
 const generateKeys = (): Promise<webcrypto.CryptoKeyPair> =>
@@ -41,6 +40,7 @@ async function createAuthorities(): Promise<{
   intermediate: Authority;
   cross: string;
 }> {
+  const x509 = await loadX509();
   const base = Date.UTC(2020, 0, 1);
   const caExtensions = (pathLength?: number) => [
     new x509.BasicConstraintsExtension(true, pathLength, true),
@@ -92,6 +92,7 @@ let authorities: ReturnType<typeof createAuthorities> | undefined;
 /** Issues a leaf under the shared simulator CA; the CA is created once per process. */
 export async function issuePemChain(leaf: LeafRequest): Promise<PemChain> {
   authorities ??= createAuthorities();
+  const x509 = await loadX509();
   const { root, intermediate, cross } = await authorities;
   const leafKeys = await generateKeys();
   const subject = [

@@ -236,7 +236,7 @@ export async function registerCertificateRoutes(
     { config: { scope: 'ssl.certificates:create' } },
     async (request, reply) => {
       checkMarketId(request);
-      const order = parseOrder(request.body);
+      const order = await parseOrder(request.body);
       const customer = [...state.customers.values()].find(
         (c) => c.accountId === request.principal.accountId,
       );
@@ -294,7 +294,7 @@ export async function registerCertificateRoutes(
       if (!certificate || accountOf(certificate) !== request.principal.accountId) {
         throw notFound(`certificate ${certificateId}`);
       }
-      const body = parseReissue(request.body);
+      const body = await parseReissue(request.body);
       if (certificate.status !== 'ISSUED') {
         throw new SimError(
           409,

@@ -137,6 +137,7 @@ describe('tracing', () => {
     const operation = spans.find((span) => span.span === 'graphql.operation');
     const upstream = spans.find((span) => span.span === `upstream ${ROUTE}`);
     expect(operation.attributes['graphql.operation.name']).toBe('CertificateList');
+    expect(operation.attributes['graphql.errors']).toBe(0);
     expect(upstream.parentSpanId).toBe(operation.spanId);
     expect(upstream.traceId).toBe(operation.traceId);
     expect(JSON.stringify(spans)).not.toContain('demo-token');

@@ -2,8 +2,8 @@
  * Request bodies of the certificate order and reissue (the document shows none; the decisions are in
  * certificates.routes.ts): parsed and validated into 400/422 envelopes with JSONPath `fields`.
  */
-import { Pkcs10CertificateRequest } from '@peculiar/x509';
 import { SimError } from '../../sim-errors.ts';
+import { loadX509 } from '../../x509.ts';
 import type { SimContact, SimOrganization } from '../../fixtures/certificates.fixtures.ts';
 
 /** Letters, digits and inner hyphens; labels of 1..63; a TLD of letters. */
@@ -39,12 +39,13 @@ export interface Order {
 const PRODUCT_TYPES = ['DV_SSL', 'OV_SSL', 'EV_SSL'];
 
 /** Parses a PKCS#10 PEM; returns its common name, or throws a 422 naming `path`. */
-function csrCommonName(csr: unknown, path: string): string | undefined {
+async function csrCommonName(csr: unknown, path: string): Promise<string | undefined> {
   if (typeof csr !== 'string' || !csr.includes('BEGIN CERTIFICATE REQUEST')) {
     throw new SimError(422, 'INVALID_FORMAT', 'csr must be a PEM certificate request', [
       { path, code: 'INVALID_FORMAT', message: 'csr must be a PEM certificate request' },
     ]);
   }
+  const { Pkcs10CertificateRequest } = await loadX509();
   try {
     const request = new Pkcs10CertificateRequest(csr);
     return /CN=([^,]+)/.exec(request.subject)?.[1];
@@ -65,7 +66,7 @@ function stringList(value: unknown, path: string): string[] | undefined {
   return value as string[];
 }
 
-export function parseOrder(body: unknown): Order {
+export async function parseOrder(body: unknown): Promise<Order> {
   const b = (body ?? {}) as Record<string, unknown>;
   const missing = (['csr', 'productType', 'period'] as const).filter((k) => b[k] === undefined);
   if (missing.length > 0) {
@@ -98,7 +99,7 @@ export function parseOrder(body: unknown): Order {
       message: 'organization is required for OV and EV',
     });
   }
-  const csrName = csrCommonName(b.csr, '$.csr');
+  const csrName = await csrCommonName(b.csr, '$.csr');
   const commonName = typeof b.commonName === 'string' ? b.commonName : csrName;
   if (commonName === undefined || !isCertificateName(commonName)) {
     fields.push({
@@ -122,13 +123,13 @@ export function parseOrder(body: unknown): Order {
   };
 }
 
-export function parseReissue(body: unknown): {
+export async function parseReissue(body: unknown): Promise<{
   csr?: string;
   commonName?: string;
   subjectAlternativeNames?: string[];
-} {
+}> {
   const b = (body ?? {}) as Record<string, unknown>;
-  if (b.csr !== undefined) csrCommonName(b.csr, '$.csr');
+  if (b.csr !== undefined) await csrCommonName(b.csr, '$.csr');
   if (
     b.commonName !== undefined &&
     (typeof b.commonName !== 'string' || !isCertificateName(b.commonName))
