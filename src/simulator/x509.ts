@@ -4,9 +4,9 @@
  * simulator. WebCrypto is its crypto provider.
  */
 import { webcrypto } from 'node:crypto';
-import type * as x509 from '@peculiar/x509';
+import type * as X509Library from '@peculiar/x509';
 
-type X509 = typeof x509;
+type X509 = typeof X509Library;
 
 let loading: Promise<X509> | undefined;
 
