@@ -6,7 +6,9 @@
  *   not as a delegated subschema, so local resolvers run once, directly, exactly as before;
  * - the remote catalog, tax and order subschemas from the snapshots in schema/remote/
  *   (src/stitching/): renamed by the collision rule, routed per store, batched per subgraph;
- * - `Store` fields for the catalog and tax reads.
+ * - `Store` fields for the catalog and tax reads;
+ * - then the local fields unwrapped from stitching's merged-type completion, which no type of this
+ *   graph needs (`local-field-resolvers.ts`).
  *
  * Everything is read from disk once at start-up; nothing is introspected.
  */
@@ -19,6 +21,7 @@ import { certificateResolvers } from '../certificates/certificates.resolvers.ts'
 import { commerceResolvers } from '../commerce/commerce.resolvers.ts';
 import { hostingResolvers } from '../hosting/hosting.resolvers.ts';
 import { createRemoteSubschemas } from '../stitching/remote-subschemas.ts';
+import { unwrapLocalFields } from './local-field-resolvers.ts';
 import { nodeResolvers } from './node.resolvers.ts';
 import { viewerResolvers } from './viewer.resolvers.ts';
 
@@ -37,17 +40,18 @@ const scalarResolvers: Resolvers = { DateTime: DateTimeResolver, JSON: JSONResol
 export async function buildGatewaySchema(): Promise<GraphQLSchema> {
   const typeDefs = await loadTypeDefs();
   const remote = await createRemoteSubschemas(typeDefs);
-  return stitchSchemas({
+  const localResolvers = [
+    scalarResolvers,
+    nodeResolvers,
+    viewerResolvers,
+    certificateResolvers,
+    commerceResolvers,
+    hostingResolvers,
+  ];
+  const stitched = stitchSchemas({
     subschemas: [...remote.subschemas],
     typeDefs: [...typeDefs, remote.storeExtension.typeDefs],
-    resolvers: [
-      scalarResolvers,
-      nodeResolvers,
-      viewerResolvers,
-      certificateResolvers,
-      commerceResolvers,
-      hostingResolvers,
-      remote.storeExtension.resolvers,
-    ] as never,
+    resolvers: [...localResolvers, remote.storeExtension.resolvers] as never,
   });
+  return unwrapLocalFields(stitched, typeDefs, localResolvers);
 }
