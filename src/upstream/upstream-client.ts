@@ -16,6 +16,7 @@ import {
   isRetryableStatus,
   type RetryPolicy,
 } from './retry-policy.ts';
+import { attemptDeadline } from './attempt-deadline.ts';
 import { routeLabel, wasNotSent, type RawResponse, type Transport } from './http-transport.ts';
 import {
   isStreamBody,
@@ -115,13 +116,13 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       for (let attempt = 1; ; attempt += 1) {
         const remaining = deadline - now();
         if (remaining <= 0) throw deadlineError(call);
-        const signals = [AbortSignal.timeout(remaining)];
-        if (call.signal) signals.push(call.signal);
+        const attemptSignal = attemptDeadline(remaining, call.signal);
         const started = now();
         let response: RawResponse;
         try {
-          response = await options.transport.send(call, AbortSignal.any(signals));
+          response = await options.transport.send(call, attemptSignal.signal);
         } catch (error) {
+          attemptSignal.release();
           if (!(error instanceof UpstreamError)) throw error;
           const canRetry =
             attempt < maxAttempts && (error.kind === 'network' || error.kind === 'timeout');
@@ -134,6 +135,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
             ? deadlineError(call, error.cause)
             : withUnknownOutcome(call, error);
         }
+        attemptSignal.release();
 
         const rateLimit = parseRateLimitHeaders(response.headers);
         options.observe?.({

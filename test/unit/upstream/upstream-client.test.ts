@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UpstreamError } from '../../../src/errors/gateway-errors.ts';
 import { formatGraphQLError, toUserErrors } from '../../../src/errors/graphql-errors.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
@@ -243,5 +243,45 @@ describe('credential', () => {
     expect(`${c}`).not.toContain('super-secret-token');
     expect(c.id).toBe(factory('super-secret-token').id);
     expect(c.id).not.toBe(factory('other-token').id);
+  });
+});
+
+describe('attempt deadline', () => {
+  it('ends with the attempt: an answered attempt’s signal is not aborted when its deadline passes', async () => {
+    const signals: AbortSignal[] = [];
+    const transport: Transport = {
+      async send(_call, signal) {
+        signals.push(signal);
+        return json(200, { ok: true });
+      },
+      probe: async () => true,
+      close: async () => undefined,
+    };
+    const upstream = createUpstreamClient({
+      transport,
+      deadlineMs: 50,
+      retry: DEFAULT_RETRY_POLICY,
+    });
+    await upstream.request(get);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(false);
+  });
+
+  it('leaves no timer behind once an attempt is answered, retried or failed', async () => {
+    vi.useFakeTimers();
+    try {
+      const answered = client([json(200, { ok: true })]);
+      await answered.upstream.request(get);
+      expect(vi.getTimerCount()).toBe(0);
+      const retried = client([networkError('ECONNRESET'), json(200, { ok: true })]);
+      await retried.upstream.request(get);
+      expect(vi.getTimerCount()).toBe(0);
+      const failed = client([json(422, { code: 'INVALID_FORMAT', message: 'bad' })]);
+      await failed.upstream.request(post).catch(() => undefined);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
