@@ -20,14 +20,17 @@ export function attemptDeadline(ms: number, caller?: AbortSignal): AttemptDeadli
     controller.abort(caller.reason);
     return { signal: controller.signal, release: () => undefined };
   }
-  const onCallerAbort = () => controller.abort(caller?.reason);
-  caller?.addEventListener('abort', onCallerAbort, { once: true });
   const timer = setTimeout(() => {
     caller?.removeEventListener('abort', onCallerAbort);
     controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
   }, ms);
   // Like AbortSignal.timeout: a pending deadline does not keep the process alive.
   timer.unref();
+  function onCallerAbort() {
+    clearTimeout(timer);
+    controller.abort(caller?.reason);
+  }
+  caller?.addEventListener('abort', onCallerAbort, { once: true });
   return {
     signal: controller.signal,
     release() {

@@ -120,9 +120,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         const started = now();
         let response: RawResponse;
         try {
-          response = await options.transport.send(call, attemptSignal.signal);
+          // The attempt's timer and caller listener end with it, answered or failed.
+          response = await options.transport
+            .send(call, attemptSignal.signal)
+            .finally(attemptSignal.release);
         } catch (error) {
-          attemptSignal.release();
           if (!(error instanceof UpstreamError)) throw error;
           const canRetry =
             attempt < maxAttempts && (error.kind === 'network' || error.kind === 'timeout');
@@ -135,7 +137,6 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
             ? deadlineError(call, error.cause)
             : withUnknownOutcome(call, error);
         }
-        attemptSignal.release();
 
         const rateLimit = parseRateLimitHeaders(response.headers);
         options.observe?.({

@@ -25,6 +25,7 @@ describe('attemptDeadline', () => {
     caller.abort(reason);
     expect(signal.aborted).toBe(true);
     expect(signal.reason).toBe(reason);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('starts aborted when the caller already is', () => {
