@@ -125,7 +125,7 @@ const ConfigSchema = z.object({
     ),
   CACHE_MAX_BYTES: int(1024 * 1024)
     .default(32 * 1024 * 1024)
-    .describe('Bound of the in-memory cache (LRU by serialized size); unused with REDIS_URL.'),
+    .describe('Bound of the in-memory cache (LRU by estimated heap size); unused with REDIS_URL.'),
   CACHE_STALE_MAX_AGE_SEC: int(0, 86_400)
     .default(600)
     .describe(

@@ -15,6 +15,7 @@ import type { RemoteSubgraph } from './remote-subgraphs.ts';
 import type { SubgraphScope } from './store-routing.ts';
 import { subgraphsOf } from './subgraph.request.ts';
 import { isRecord } from '../kit/is-record.ts';
+import { thawed } from '../upstream/frozen-value.ts';
 
 /** Reads an HTTP 200 body as a GraphQL result; anything else is an UPSTREAM_ERROR. */
 export function toExecutionResult(
@@ -24,7 +25,8 @@ export function toExecutionResult(
   if (!isRecord(body) || (!('data' in body) && !('errors' in body))) {
     throw malformedSubgraphResponse(call);
   }
-  const data = isRecord(body.data) ? body.data : null;
+  // Stitching annotates the objects it merges; a cached answer is shared and frozen: hand it a copy.
+  const data = isRecord(body.data) ? thawed(body.data) : null;
   const rawErrors = Array.isArray(body.errors) ? body.errors : [];
   if (data === null && rawErrors.length === 0) throw malformedSubgraphResponse(call);
   const errors = rawErrors.map((raw) => {

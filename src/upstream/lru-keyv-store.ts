@@ -1,12 +1,16 @@
 /**
- * A keyv store over `lru-cache`, bounded by the size of what it holds (keyv hands stores serialized
- * strings, so a string's length is its weight). keyv's TTL (milliseconds) becomes the LRU entry's
- * TTL, so expired entries free their room instead of waiting to be read.
+ * A keyv store over `lru-cache`, bounded by the size of what it holds. keyv's TTL (milliseconds)
+ * becomes the LRU entry's TTL, so expired entries free their room instead of waiting to be read.
+ *
+ * It holds what keyv hands it: serialized strings (a string's length is its weight), or — for a keyv
+ * without a serializer, `frozen: true` — the values themselves, frozen and weighed by their
+ * estimated heap size (`frozen-value.ts`), so that a hit costs no parse and a store no stringify.
  */
 import { EventEmitter } from 'node:events';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
 import { LRUCache } from 'lru-cache';
 import { entryBound } from './entry-bound.ts';
+import { freezeDeep } from './frozen-value.ts';
 
 export interface LruKeyvStoreOptions {
   /** Upper bound of the summed value sizes (UTF-16 code units ≈ bytes for JSON). */
@@ -15,12 +19,14 @@ export interface LruKeyvStoreOptions {
   readonly max?: number;
   /** Called when an entry is pushed out for room (not when it expires or is replaced). */
   readonly onEvict?: (key: string) => void;
+  /** Hold keyv's unserialized values, deep-frozen: every reader shares one immutable object. */
+  readonly frozen?: boolean;
 }
 
 export class LruKeyvStore extends EventEmitter implements KeyvStoreAdapter {
   readonly opts: LruKeyvStoreOptions;
   namespace?: string | undefined;
-  readonly #lru: LRUCache<string, string>;
+  readonly #lru: LRUCache<string, NonNullable<unknown>>;
 
   constructor(options: LruKeyvStoreOptions) {
     super();
@@ -35,18 +41,20 @@ export class LruKeyvStore extends EventEmitter implements KeyvStoreAdapter {
             maxSize: options.maxSize,
             // One value may take at most an eighth of the room, so one huge answer cannot flush all.
             maxEntrySize: Math.max(1, Math.floor(options.maxSize / 8)),
-            sizeCalculation: (value: string, key: string) => value.length + key.length,
+            // Frozen values are weighed once, as they are frozen (`set`).
+            sizeCalculation: (value: unknown, key: string) =>
+              (typeof value === 'string' ? value.length : 0) + key.length,
           };
-    this.#lru = new LRUCache<string, string>({
+    this.#lru = new LRUCache<string, NonNullable<unknown>>({
       ...sizing,
       ...(onEvict
         ? {
-            dispose: (_value: string, key: string, reason: LRUCache.DisposeReason) => {
+            dispose: (_value: unknown, key: string, reason: LRUCache.DisposeReason) => {
               if (reason === 'evict') onEvict(key);
             },
           }
         : {}),
-    } as LRUCache.Options<string, string, unknown>);
+    } as LRUCache.Options<string, NonNullable<unknown>, unknown>);
   }
 
   /** Entries held now. */
@@ -68,8 +76,19 @@ export class LruKeyvStore extends EventEmitter implements KeyvStoreAdapter {
   }
 
   async set(key: string, value: unknown, ttl?: number): Promise<boolean> {
-    if (typeof value !== 'string') return false;
-    this.#lru.set(key, value, ttl ? { ttl } : {});
+    const ttlOption = ttl ? { ttl } : {};
+    if (typeof value === 'string') {
+      this.#lru.set(key, value, ttlOption);
+    } else if (this.opts.frozen && typeof value === 'object' && value !== null) {
+      const weight = freezeDeep(value) + key.length;
+      this.#lru.set(
+        key,
+        value,
+        this.opts.maxSize === undefined ? ttlOption : { ...ttlOption, size: weight },
+      );
+    } else {
+      return false;
+    }
     return this.#lru.has(key);
   }
 

@@ -49,7 +49,7 @@ export interface ResponseCache {
 export type CacheStoreOptions =
   | {
       readonly type: 'memory';
-      /** Bound of the entries' summed serialized size. */
+      /** Bound of the entries' summed estimated heap size (bytes). */
       readonly maxBytes: number;
       /** Bound of the number of tag versions remembered. */
       readonly maxTags?: number;
@@ -68,13 +68,24 @@ const newVersion = (): string => randomBytes(9).toString('base64url');
 const INITIAL_VERSION = '0';
 
 /**
- * Entries are plain JSON (upstream answers): native JSON instead of keyv's default serializer, whose
- * per-value reviver (for Buffers) costs more than the rest of a cache hit.
+ * In Redis, entries are JSON text: native JSON instead of keyv's default serializer, whose per-value
+ * reviver (for Buffers) costs more than the rest of a cache hit.
  */
 const serialize: Serialize = (data) => JSON.stringify(data);
 const deserialize: Deserialize = <Value>(text: string) =>
   JSON.parse(text) as DeserializedData<Value>;
 const JSON_CODEC = { serialize, deserialize, useKeyPrefix: false, throwOnErrors: true } as const;
+/**
+ * In memory, entries are the values themselves, deep-frozen: a hit hands every reader the same
+ * immutable answer (no parse), a store costs a walk instead of a stringify, and the byte bound
+ * counts their estimated heap size.
+ */
+const IN_PLACE = {
+  serialize: undefined,
+  deserialize: undefined,
+  useKeyPrefix: false,
+  throwOnErrors: true,
+} as const;
 
 function keyvPair(options: CacheStoreOptions): { entries: Keyv; tags: Keyv } {
   if (options.type === 'redis') {
@@ -88,16 +99,17 @@ function keyvPair(options: CacheStoreOptions): { entries: Keyv; tags: Keyv } {
       });
     return { entries: onRedis(`${options.prefix}:cache`), tags: onRedis(`${options.prefix}:tag`) };
   }
-  const entryStore = new LruKeyvStore({ maxSize: options.maxBytes });
+  const entryStore = new LruKeyvStore({ maxSize: options.maxBytes, frozen: true });
   // A forgotten tag version would read as the initial one and could make entries written before
   // its last bump valid again; so losing one for room drops every entry with it.
   const tagStore = new LruKeyvStore({
     max: options.maxTags ?? 200_000,
     onEvict: () => void entryStore.clear(),
+    frozen: true,
   });
   return {
-    entries: new Keyv({ store: entryStore, ...JSON_CODEC }),
-    tags: new Keyv({ store: tagStore, ...JSON_CODEC }),
+    entries: new Keyv({ store: entryStore, ...IN_PLACE }),
+    tags: new Keyv({ store: tagStore, ...IN_PLACE }),
   };
 }
 

@@ -4,6 +4,8 @@
  * (memory, and Redis when it answers). These isolate what the end-to-end runs cannot: how much of a
  * request's CPU is the cache and the limiter, as opposed to Apollo, GraphQL execution and HTTP.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { isRedundant } from '../../src/upstream/budgeted-transport.ts';
@@ -16,6 +18,7 @@ import { createFallbackBucketStore } from '../../src/upstream/fallback-bucket-st
 import { createMemoryBucketStore } from '../../src/upstream/memory-bucket-store.ts';
 import { createRedisBucketStore } from '../../src/upstream/redis-bucket-store.ts';
 import { createRedisConnection } from '../../src/upstream/redis-connection.ts';
+import { freezeDeep } from '../../src/upstream/frozen-value.ts';
 import { createResponseCache } from '../../src/upstream/response-cache.ts';
 import { createSingleflight } from '../../src/upstream/singleflight.ts';
 import { createTokenBucketLimiter, type BucketStore } from '../../src/upstream/token-bucket.ts';
@@ -66,6 +69,32 @@ export async function cacheHitUs(detail: unknown): Promise<number> {
   };
   await client.request(call);
   return perCallUs(() => client.request(call), 20_000);
+}
+
+/**
+ * What the memory cache's byte bound counts for an answer (its estimated heap size, as frozen)
+ * against the heap it really takes: `copies` parsed copies held, the heap measured around them after
+ * full collections. Above 1 the bound is conservative; below, the heap could outgrow it.
+ */
+export function cacheWeightVsHeap(
+  text: string,
+  copies = 2_000,
+): { estimated: number; heap: number; text: number } {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const held: unknown[] = [];
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  let estimated = 0;
+  for (let i = 0; i < copies; i += 1) {
+    const value: unknown = JSON.parse(text);
+    estimated += freezeDeep(value);
+    held.push(value);
+  }
+  gc();
+  const heap = (process.memoryUsage().heapUsed - before) / copies;
+  held.length = 0;
+  return { estimated: estimated / copies, heap, text: text.length };
 }
 
 /** One upstream call's worth of limiter work: take a token, then apply the answer's headers. */

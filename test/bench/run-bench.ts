@@ -25,9 +25,15 @@ import { request } from 'undici';
 import { createClient } from 'redis';
 import { REDIS_URL, redisAnswers } from '../support/redis.ts';
 import { createSimulator } from '../../src/simulator/simulator.ts';
+import { STORE_A } from '../../src/simulator/accounts.ts';
 import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 import { HIT_QUERY, SCREENS, createRestClient } from './journey.ts';
-import { cacheHitUs, limiterMemoryUs, limiterRedisUs } from './layer-microbench.ts';
+import {
+  cacheHitUs,
+  cacheWeightVsHeap,
+  limiterMemoryUs,
+  limiterRedisUs,
+} from './layer-microbench.ts';
 
 const num = (name: string, fallback: number): number => {
   const value = Number(process.env[name]);
@@ -462,6 +468,13 @@ async function main(): Promise<void> {
       }
     ).data.certificateCustomer.certificate;
     const cacheUs = await cacheHitUs(detail);
+    // A store's transaction page as the upstream sends it: the largest answer the graph caches.
+    const pageText = await (
+      await fetch(`${simUrl}/v2/commerce/stores/${STORE_A}/transactions?page=1`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      })
+    ).text();
+    const weight = cacheWeightVsHeap(pageText);
     const limiterMemUs = await limiterMemoryUs();
     const limiterRedis = withRedis ? await limiterRedisUs(REDIS_URL, `${redisPrefix}-micro`) : NaN;
     const refused = await refusals(weft.url, weft.child.pid);
@@ -505,6 +518,8 @@ async function main(): Promise<void> {
         (hitRedis ? `; with Redis ${fixed(hitRedis.rps / bareLoad.rps, 2)}` : '') +
         `; the gateway's floor ({ __typename }) is ${fixed(floor.rps / bareLoad.rps, 2)}`,
       `   the cache layer alone: ${fixed(cacheUs)} µs per hit (of ${fixed((hit.cpuPerRequest ?? NaN) * 1000, 0)} µs CPU per request)`,
+      `   a cached ${fixed(weight.text / 1024)} KiB transaction page: weighed ${fixed(weight.estimated / 1024)} KiB by the cache bound, ` +
+        `${fixed(weight.heap / 1024)} KiB on the heap (weight / heap ${fixed(weight.estimated / weight.heap, 2)}; ≥ 1: the bound holds)`,
       '',
       `c. Ratios (the same query; a miss is one upstream call of ${LATENCY_MS} ms)`,
       '',

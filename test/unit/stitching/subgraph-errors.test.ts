@@ -4,6 +4,7 @@ import { formatGraphQLError } from '../../../src/errors/graphql-errors.ts';
 import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
 import type { GatewayContext } from '../../../src/kit/request-context.ts';
 import type { SubgraphClient } from '../../../src/stitching/subgraph-client.ts';
+import { freezeDeep } from '../../../src/upstream/frozen-value.ts';
 
 const STORE = '11111111-1111-4111-8111-111111111111';
 
@@ -30,6 +31,20 @@ async function run(source: string, answer: unknown) {
   const errors = (result.errors ?? []).map((error) => formatGraphQLError(error.toJSON(), error));
   return { result, errors, sent };
 }
+
+describe('a cached subgraph answer', () => {
+  it('is stitched from a copy: the shared, frozen answer serves every later request unchanged', async () => {
+    // What the in-memory upstream cache hands every reader of a catalog query.
+    const cached = { data: { sku: { id: 'sku_0001', __typename: 'Sku' } } };
+    freezeDeep(cached);
+    for (let i = 0; i < 2; i += 1) {
+      const { result, errors } = await run('{ sku(id: "sku_0001") { id } }', cached);
+      expect(errors).toEqual([]);
+      expect(result.data).toEqual({ sku: { id: 'sku_0001' } });
+    }
+    expect(cached).toEqual({ data: { sku: { id: 'sku_0001', __typename: 'Sku' } } });
+  });
+});
 
 describe('subgraph GraphQL errors in an HTTP 200 answer', () => {
   it("maps the tax subgraph's AUTHENTICATION_ERROR to UNAUTHENTICATED", async () => {

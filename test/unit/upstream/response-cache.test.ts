@@ -92,6 +92,40 @@ describe('memory response cache bounds', () => {
     expect(held[0]).toBeUndefined(); // the oldest went
   });
 
+  it('bounds parsed answers by their heap weight, not by a count', async () => {
+    const cache = createResponseCache({
+      store: { type: 'memory', maxBytes: 64 * 1024 },
+      tagTtlMs: 600_000,
+    });
+    // 50 records of a short string, a double and a boolean: ~4.4 KiB of heap, ~1.8 KiB as text.
+    const page = (i: number) =>
+      Array.from({ length: 50 }, (_, j) => ({ id: `r-${i}-${j}`, n: j + 0.5, ok: true }));
+    for (let i = 0; i < 40; i += 1) await cache.store(`c:p:${i}`, answer(page(i), {}), 60_000);
+    const held = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => (await cache.lookup(`c:p:${i}`, [])).entry),
+    );
+    const kept = held.filter(Boolean).length;
+    expect(kept).toBeLessThan(16); // 64 KiB / ~4.4 KiB (by text length it would keep all 40)
+    expect(kept).toBeGreaterThan(10);
+    expect(held[39]).toBeDefined();
+  });
+
+  it('hands every reader the same answer, frozen: no request can change what another reads', async () => {
+    const cache = createResponseCache({
+      store: { type: 'memory', maxBytes: 1024 * 1024 },
+      tagTtlMs: 600_000,
+    });
+    const data = { app: { appId: 'a1', variants: [{ name: 'v1' }] } };
+    await cache.store('c:k', answer(data, {}), 60_000);
+    const first = (await cache.lookup('c:k', [])).entry!;
+    const second = (await cache.lookup('c:k', [])).entry!;
+    expect(second.data).toBe(first.data); // no parse per hit
+    expect(() => {
+      (first.data as typeof data).app.variants[0]!.name = 'changed';
+    }).toThrow(TypeError);
+    expect(second.data).toEqual({ app: { appId: 'a1', variants: [{ name: 'v1' }] } });
+  });
+
   it('drops every entry when it has to forget a tag version (never a resurrection)', async () => {
     const cache = createResponseCache({
       store: { type: 'memory', maxBytes: 1024 * 1024, maxTags: 3 },
