@@ -15,11 +15,13 @@ COPY src ./src
 RUN rm -rf src/simulator
 
 FROM node:24.21.0-bookworm-slim AS runtime
-# NODE_COMPILE_CACHE as in `npm start`, relative to WORKDIR (docs/operations.md, "Start-up").
+# NODE_COMPILE_CACHE as in `npm start`, relative to WORKDIR (docs/operations.md, "Start-up");
+# MALLOC_ARENA_MAX as in `npm start` (docs/operations.md, "Memory").
 ENV NODE_ENV=production \
     PORT=4000 \
     HOST=0.0.0.0 \
-    NODE_COMPILE_CACHE=node_modules/.cache/node-compile-cache
+    NODE_COMPILE_CACHE=node_modules/.cache/node-compile-cache \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --chown=node:node package.json ./
@@ -34,4 +36,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
 # to 2 s more: inside docker's default 10 s grace. Raise `docker stop -t` (Kubernetes:
 # terminationGracePeriodSeconds) together with SHUTDOWN_TIMEOUT_MS.
 # Heap settings as `npm start` (docs/operations.md, "Memory").
-CMD ["node", "--max-old-space-size=384", "--max-semi-space-size=8", "src/main.ts"]
+CMD ["node", "--max-old-space-size=384", "--max-semi-space-size=16", "src/main.ts"]

@@ -14,3 +14,25 @@ describe('runtime', () => {
     expect(pkg.engines.node).toMatch(/^>=24\./);
   });
 });
+
+describe('the image runs what `npm start` runs', () => {
+  const dockerfile = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8');
+  const start = (
+    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: { start: string };
+    }
+  ).scripts.start;
+
+  it('with the same Node flags', () => {
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    const imageArgs = JSON.parse(cmd ?? '[]') as string[];
+    const startArgs = start.split(' ').filter((word) => !/^[A-Z_]+=/.test(word));
+    expect(imageArgs).toEqual(startArgs);
+  });
+
+  it('with the same environment for the allocator and the compile cache', () => {
+    const startEnv = start.split(' ').filter((word) => /^[A-Z_]+=/.test(word));
+    expect(startEnv.length).toBeGreaterThan(0);
+    for (const assignment of startEnv) expect(dockerfile).toContain(assignment);
+  });
+});
