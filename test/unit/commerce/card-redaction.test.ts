@@ -78,6 +78,21 @@ describe('redactTransaction', () => {
     expect(record.legacy).toEqual({ lines: ['ok', { text: REDACTED }], code: 4111111111111111 });
   });
 
+  it('finds an echo of a value JSON would escape (quotes, backslashes, line breaks, emoji)', () => {
+    for (const odd of [
+      'Jo "Ace" O\'Neil',
+      'C:\\cards\\7319',
+      'line one\nline two',
+      'card 🃏 holder',
+    ]) {
+      const echoed = structuredClone(canary!) as typeof canary & Record<string, unknown>;
+      (echoed.fundingSource.cardDetail as Record<string, unknown>).firstName = odd;
+      echoed.notes = `signed by ${odd} at the till`;
+      const { record } = redactTransaction(echoed);
+      expect(record.notes, odd).toBe(REDACTED);
+    }
+  });
+
   it('leaves every other string of a record that echoes nothing as it was', () => {
     const plain = structuredClone(others[0]!) as (typeof others)[number] & Record<string, unknown>;
     plain.notes = 'a note long enough to be searched';
