@@ -86,7 +86,7 @@ describe('redactTransaction', () => {
       'card 🃏 holder',
     ]) {
       const echoed = structuredClone(canary!) as typeof canary & Record<string, unknown>;
-      (echoed.fundingSource.cardDetail as Record<string, unknown>).firstName = odd;
+      (echoed.fundingSource.cardDetail as unknown as Record<string, unknown>).firstName = odd;
       echoed.notes = `signed by ${odd} at the till`;
       const { record } = redactTransaction(echoed);
       expect(record.notes, odd).toBe(REDACTED);
