@@ -13,7 +13,7 @@ import { entryBound } from './entry-bound.ts';
 import { freezeDeep } from './frozen-value.ts';
 
 export interface LruKeyvStoreOptions {
-  /** Upper bound of the summed value sizes (UTF-16 code units ≈ bytes for JSON). */
+  /** Upper bound of the summed value sizes: a string's length, a frozen value's estimated heap bytes. */
   readonly maxSize?: number;
   /** Upper bound of the number of entries, when there is no `maxSize`. */
   readonly max?: number;
