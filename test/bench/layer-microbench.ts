@@ -2,7 +2,8 @@
  * The cost of Weft's own efficiency layers, measured alone in this process: a cache hit through the
  * cached upstream client (memory store), and a token-bucket take + correction per upstream call
  * (memory, and Redis when it answers). These isolate what the end-to-end runs cannot: how much of a
- * request's CPU is the cache and the limiter, as opposed to Apollo, GraphQL execution and HTTP.
+ * request's CPU is the cache and the limiter, as opposed to Apollo, GraphQL execution and HTTP —
+ * and whether the memory cache's byte bound (estimated heap weights) bounds the heap it really takes.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
