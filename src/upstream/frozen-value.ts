@@ -45,7 +45,6 @@ export function freezeDeep(value: unknown): number {
       return 0; // booleans, undefined: shared constants
   }
   if (value === null) return 0;
-  if (ArrayBuffer.isView(value)) return value.byteLength + OBJECT_HEADER; // cannot be frozen
   let bytes: number;
   if (Array.isArray(value)) {
     bytes = ARRAY_HEADER + FIELD * value.length;
@@ -64,13 +63,5 @@ export function freezeDeep(value: unknown): number {
  * code that annotates what it is given, such as stitching's merging of subgraph results.
  */
 export function thawed<T>(value: T): T {
-  return Object.isFrozen(value) ? (copyJson(value) as T) : value;
-}
-
-function copyJson(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJson);
-  const copy: Record<string, unknown> = {};
-  for (const key in value) copy[key] = copyJson((value as Record<string, unknown>)[key]);
-  return copy;
+  return Object.isFrozen(value) ? structuredClone(value) : value;
 }
