@@ -44,6 +44,13 @@ export interface ResponseCache {
   versions(tags: readonly string[]): Promise<Record<string, string>>;
   /** Makes every entry carrying one of these tags invalid, for every credential. */
   invalidate(tags: readonly string[]): Promise<void>;
+  /**
+   * A number that changes whenever any tag version may have changed, where only this process can
+   * change them (the memory store): versions read at one generation still hold while it is
+   * unchanged, so a reader may skip reading them again. Absent for a shared store (Redis), where
+   * another replica's write changes versions unseen.
+   */
+  readonly generation?: () => number;
 }
 
 export type CacheStoreOptions =
@@ -87,7 +94,10 @@ const IN_PLACE = {
   throwOnErrors: true,
 } as const;
 
-function keyvPair(options: CacheStoreOptions): { entries: Keyv; tags: Keyv } {
+function keyvPair(
+  options: CacheStoreOptions,
+  onTagEvicted: () => void,
+): { entries: Keyv; tags: Keyv } {
   if (options.type === 'redis') {
     // Keyv hands its namespace to the store, which prefixes keys with `<namespace>::`; Keyv's own
     // prefixing is off so that keys are not prefixed twice.
@@ -104,7 +114,10 @@ function keyvPair(options: CacheStoreOptions): { entries: Keyv; tags: Keyv } {
   // its last bump valid again; so losing one for room drops every entry with it.
   const tagStore = new LruKeyvStore({
     max: options.maxTags ?? 200_000,
-    onEvict: () => void entryStore.clear(),
+    onEvict: () => {
+      void entryStore.clear();
+      onTagEvicted();
+    },
     frozen: true,
   });
   return {
@@ -114,7 +127,11 @@ function keyvPair(options: CacheStoreOptions): { entries: Keyv; tags: Keyv } {
 }
 
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
-  const { entries, tags } = keyvPair(options.store);
+  /** Bumped after every change of a version this process makes (memory store: all of them). */
+  let generation = 0;
+  const { entries, tags } = keyvPair(options.store, () => {
+    generation += 1;
+  });
   // keyv also emits what it throws; without a listener the emit is a no-op, but be explicit.
   entries.on('error', () => undefined);
   tags.on('error', () => undefined);
@@ -154,6 +171,10 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
           ttl: options.tagTtlMs,
         })),
       );
+      generation += 1;
     },
+
+    // A memory version also expires (tagTtlMs), but only after every entry that may carry it.
+    ...(options.store.type === 'memory' ? { generation: () => generation } : {}),
   };
 }

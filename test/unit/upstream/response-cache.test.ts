@@ -141,6 +141,24 @@ describe('memory response cache bounds', () => {
   });
 });
 
+describe('memory response cache generation', () => {
+  it('changes whenever a tag version may have changed, and only then', async () => {
+    const cache = createResponseCache({
+      store: { type: 'memory', maxBytes: 1024 * 1024, maxTags: 2 },
+      tagTtlMs: 600_000,
+    });
+    const at = cache.generation!();
+    const { versions } = await cache.lookup('c:k', ['t0']);
+    await cache.store('c:k', answer('v', versions), 60_000);
+    expect(cache.generation!()).toBe(at);
+    await cache.invalidate(['t0']);
+    const afterWrite = cache.generation!();
+    expect(afterWrite).not.toBe(at);
+    await cache.invalidate(['t1', 't2']); // t0's version is pushed out: it reads as never written
+    expect(cache.generation!()).toBeGreaterThan(afterWrite + 1);
+  });
+});
+
 describe.skipIf(!testRedisAvailable)('redis response cache', () => {
   const prefix = testPrefix('cache');
   const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
@@ -152,6 +170,10 @@ describe.skipIf(!testRedisAvailable)('redis response cache', () => {
       tagTtlMs: 600_000,
     });
   cacheCases('redis', make);
+
+  it('has no generation: another replica changes versions unseen', () => {
+    expect(make().generation).toBeUndefined();
+  });
 
   it('is shared by two clients (replicas) and keeps its keys under the prefix', async () => {
     const other = createRedisConnection({
