@@ -138,57 +138,73 @@ function echoCandidatesIn(value: unknown, into: string[]): void {
   }
 }
 
-/** Every string inside a value at least `minLength` long, each followed by a NUL. */
-function longStringsText(value: unknown, minLength: number): string {
-  let text = '';
-  const visit = (item: unknown): void => {
+/** A string of the record, where it sits (to replace it) and where it lies in the joined text. */
+interface StringSlot {
+  readonly value: string;
+  readonly holder: Record<string | number, unknown>;
+  readonly key: string | number;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Every string of the record at least `minLength` long (and not already REDACTED), in order. */
+function longStringSlots(record: JsonObject, minLength: number): StringSlot[] {
+  const slots: StringSlot[] = [];
+  let offset = 0;
+  const visit = (holder: StringSlot['holder'], key: string | number, item: unknown): void => {
     if (typeof item === 'string') {
-      if (item.length >= minLength && item !== REDACTED) text += `${item}\u0000`;
+      if (item.length >= minLength && item !== REDACTED) {
+        slots.push({ value: item, holder, key, start: offset, end: offset + item.length });
+        offset += item.length + 1;
+      }
     } else if (Array.isArray(item)) {
-      for (const element of item) visit(element);
+      for (let i = 0; i < item.length; i += 1)
+        visit(item as unknown as StringSlot['holder'], i, item[i]);
     } else if (isRecord(item)) {
-      for (const key of Object.keys(item)) visit(item[key]);
+      // for…in: no array of keys per object (a parsed JSON object has no inherited enumerables).
+      for (const name in item) visit(item, name, item[name]);
     }
   };
-  visit(value);
-  return text;
+  for (const name in record) visit(record, name, record[name]);
+  return slots;
+}
+
+/** The slot holding text position `position` (slots are in order of `start`). */
+function slotAt(slots: readonly StringSlot[], position: number): StringSlot {
+  let low = 0;
+  let high = slots.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (slots[middle]!.start <= position) low = middle;
+    else high = middle - 1;
+  }
+  return slots[low]!;
 }
 
 /**
- * Whether any string of the record may contain a removed value: one search per echo over the
- * record's long strings joined, instead of one per echo and string (most records echo nothing, and
- * this was most of a page's redaction). A string too short for the shortest echo cannot hold one;
- * a match across two strings needs an echo with a NUL in it, and only costs the exact walk.
+ * Replaces, in place, every string of the record that contains a removed value. One walk collects
+ * the long strings and joins them (a NUL between two); then one search per echo runs over that
+ * text, and each match names the string it lies in. One search per echo and string, or a second
+ * walk to replace, was most of a page's redaction.
  */
-const mayEcho = (record: JsonObject, echoes: readonly string[]): boolean => {
-  const text = longStringsText(record, echoes[0]!.length);
-  return echoes.some((secret) => text.includes(secret));
-};
-
-/** Replaces, in place, every string that contains a removed value (`echoes`: shortest first). */
-function scrubEchoes(value: unknown, echoes: readonly string[]): unknown {
-  if (typeof value === 'string') {
-    // Most strings of a record (ids, codes, amounts) are shorter than any echo.
-    if (value.length < echoes[0]!.length || value === REDACTED) return value;
-    // `echoes` is sorted by length: none after the first longer than the string can be inside it.
-    for (const secret of echoes) {
-      if (secret.length > value.length) break;
-      if (value.includes(secret)) return REDACTED;
-    }
-    return value;
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) {
-      const scrubbed = scrubEchoes(value[i], echoes);
-      if (scrubbed !== value[i]) value[i] = scrubbed;
-    }
-  } else if (isRecord(value)) {
-    for (const key of Object.keys(value)) {
-      const scrubbed = scrubEchoes(value[key], echoes);
-      if (scrubbed !== value[key]) value[key] = scrubbed;
+function scrubEchoes(record: JsonObject, echoes: readonly string[]): void {
+  const slots = longStringSlots(record, Math.min(...echoes.map((echo) => echo.length)));
+  if (slots.length === 0) return;
+  const text = slots.map((slot) => slot.value).join('\u0000');
+  const echoing = new Set<StringSlot>();
+  for (const secret of echoes) {
+    for (let at = text.indexOf(secret); at !== -1;) {
+      const slot = slotAt(slots, at);
+      // A match across two strings (an echo holding a NUL) is no echo: search on past its start.
+      if (at + secret.length <= slot.end) {
+        echoing.add(slot);
+        at = slot.end + 1 < text.length ? text.indexOf(secret, slot.end + 1) : -1;
+      } else {
+        at = text.indexOf(secret, at + 1);
+      }
     }
   }
-  return value;
+  for (const slot of echoing) slot.holder[slot.key] = REDACTED;
 }
 
 /** Card numbers and track data are written with spaces or dashes as often as without. */
@@ -196,17 +212,21 @@ const HAS_SEPARATORS = /[\s-]/;
 const SEPARATORS = /[\s-]/g;
 
 /**
- * The removed values worth searching for, shortest first: those long enough not to match by chance
- * (the candidates already are), each also as bare digits when written with spaces or dashes.
+ * The removed values worth searching for: those long enough not to match by chance (the
+ * candidates already are), each also as bare digits when written with spaces or dashes.
  */
 function echoesOf(removed: readonly string[]): string[] {
-  const echoes = new Set<string>(removed);
+  const echoes: string[] = [];
+  const add = (echo: string) => {
+    if (!echoes.includes(echo)) echoes.push(echo);
+  };
   for (const text of removed) {
+    add(text);
     if (!HAS_SEPARATORS.test(text)) continue;
     const compact = text.replace(SEPARATORS, '');
-    if (compact.length >= MIN_ECHO_LENGTH && compact !== REDACTED) echoes.add(compact);
+    if (compact.length >= MIN_ECHO_LENGTH && compact !== REDACTED) add(compact);
   }
-  return [...echoes].sort((a, b) => a.length - b.length);
+  return echoes;
 }
 
 /** Redacts, in place, every leaf of a card object that is not kept; remembers what went. */
@@ -258,8 +278,7 @@ function redactRecord(record: JsonObject): void {
     parent[target.key] = REDACTED;
   }
   if (removed.length > 0) {
-    const echoes = echoesOf(removed);
-    if (mayEcho(record, echoes)) scrubEchoes(record, echoes);
+    scrubEchoes(record, echoesOf(removed));
   }
 }
 

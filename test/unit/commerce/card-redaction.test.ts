@@ -93,6 +93,34 @@ describe('redactTransaction', () => {
     }
   });
 
+  it('removes every string that echoes, however many echo and whichever value they echo', () => {
+    const echoed = structuredClone(canary!) as typeof canary & Record<string, unknown>;
+    const cvv = (echoed.fundingSource.cardVerificationData as unknown as Record<string, unknown>)
+      .cvData;
+    echoed.notes = `cvv ${String(cvv)}`;
+    echoed.legacy = [
+      `${CANARY_CARD_NUMBER} twice ${CANARY_CARD_NUMBER}`,
+      'nothing secret in this one',
+      `again ${CANARY_CARD_NUMBER}`,
+    ];
+    const { record } = redactTransaction(echoed);
+    expect(record.notes).toBe(REDACTED);
+    expect(record.legacy).toEqual([REDACTED, 'nothing secret in this one', REDACTED]);
+  });
+
+  it('finds a removed value holding a NUL only inside one string, never across two', () => {
+    const secret = 'ABCDEFGH\u0000IJKL';
+    const withNul = (...strings: string[]) => {
+      const record = structuredClone(canary!) as typeof canary & Record<string, unknown>;
+      (record.fundingSource.cardDetail as unknown as Record<string, unknown>).firstName = secret;
+      record.legacy = strings;
+      return redactTransaction(record).record.legacy;
+    };
+    // Joined with a NUL, these two would read as the secret.
+    expect(withNul('xx ABCDEFGH', 'IJKL yy')).toEqual(['xx ABCDEFGH', 'IJKL yy']);
+    expect(withNul('xx ABCDEFGH', `in ${secret} here`)).toEqual(['xx ABCDEFGH', REDACTED]);
+  });
+
   it('leaves every other string of a record that echoes nothing as it was', () => {
     const plain = structuredClone(others[0]!) as (typeof others)[number] & Record<string, unknown>;
     plain.notes = 'a note long enough to be searched';
