@@ -2,7 +2,8 @@
  * The whole-response cache: a POST /graphql query whose every upstream read was answered from the
  * upstream cache is replayed, for the same credential and the same request, without running Apollo
  * at all — until the first of those entries goes stale or any of their tags is invalidated by a
- * write (the entry carries the upstream entries' tag versions, checked on every replay).
+ * write (the entry carries the upstream entries' tag versions, checked on every replay: read again
+ * only when the cache's generation says a version may have changed since the last check).
  *
  * What is never replayed: mutations, subscriptions, responses with errors or stale values, and any
  * response that needed an uncached read (job or upload status, logs, the ACME binding and its
