@@ -11,7 +11,7 @@
  *  2. Document ({@link OperationPipeline.refuseDocument}): size, tokens and trusted documents before
  *     any parse; then the shape limits (depth, aliases, root fields, directives) on the parsed
  *     document, before any validation — each linear in the document. The verdict is remembered by
- *     the document's hash, so a document refused (or passed) once costs a hash the next time.
+ *     the document's text, so a document refused (or passed) once costs a lookup the next time.
  *     HTTP: the route's preHandler hook; WS and SSE: `prepareSubscription`.
  *  3. Whole-response replay of a query answered before (same credential, same request). HTTP only.
  *  4. Parse; APQ lookup and registration. HTTP: Apollo; WS and SSE: `prepareSubscription`.
@@ -25,7 +25,6 @@
  *  9. Execution; metrics, tracing and one log line per operation.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import { hash } from 'node:crypto';
 import type {
   DocumentNode,
   GraphQLError,
@@ -66,27 +65,32 @@ export interface OperationPipeline {
   apolloPlugin(): ApolloServerPlugin<GatewayContext>;
 }
 
-/** Documents whose verdict is remembered (a hash and a verdict each). */
-const REMEMBERED_DOCUMENTS = 2_000;
+/**
+ * Characters of document text whose verdicts are remembered (the texts are the keys: a lookup
+ * hashes the text once, and the response cache's lookup of the same string reuses that hash, where
+ * a SHA-256 key cost a tenth of a replayed answer's CPU).
+ */
+const REMEMBERED_DOCUMENT_CHARS = 4 * 1024 * 1024;
 
 export function createOperationPipeline(
   limits: OperationLimits,
   trusted: TrustedDocuments | undefined,
 ): OperationPipeline {
-  /** Document hash → its refusal, or null when it passed step 2. */
+  /** Document text → its refusal, or that it passed step 2. */
   const verdicts = new LRUCache<string, GatewayError | { passed: true }>({
-    max: REMEMBERED_DOCUMENTS,
+    maxSize: REMEMBERED_DOCUMENT_CHARS,
+    sizeCalculation: (_verdict, text) => text.length + 64,
   });
 
   const refuseDocument = (requested: RequestedDocument): GatewayError | undefined => {
     const { query } = requested;
     // A hash-only APQ request: its text was checked when it was registered.
     if (query === undefined) return refusalOf(requested, { limits, trusted });
-    const key = hash('sha256', query, 'base64url');
-    const known = verdicts.get(key);
+    const known = verdicts.get(query);
     if (known) return 'passed' in known ? undefined : known;
     const refusal = refusalOf(requested, { limits, trusted });
-    verdicts.set(key, refusal ?? { passed: true });
+    // An oversize text is refused by its length alone: not worth its room here.
+    if (query.length <= limits.maxDocumentBytes) verdicts.set(query, refusal ?? { passed: true });
     return refusal;
   };
 

@@ -54,8 +54,14 @@ export interface GraphqlResponseCache {
 
 const PREFIX = 'graphql-response:';
 
-/** Documents already normalised, by their text: the hash of their normalised form. */
-const normalizedHashes = new LRUCache<string, string>({ max: 1_000 });
+/**
+ * Documents already normalised, by their text: the hash of their normalised form. Bounded by the
+ * texts' length (only documents that passed the size limit reach it).
+ */
+const normalizedHashes = new LRUCache<string, string>({
+  maxSize: 4 * 1024 * 1024,
+  sizeCalculation: (_documentHash, text) => text.length + 64,
+});
 
 /**
  * The hash of the document without comments and insignificant whitespace: the same query written
