@@ -198,7 +198,7 @@ function scrubEchoes(record: JsonObject, echoes: readonly string[]): void {
       // A match across two strings (an echo holding a NUL) is no echo: search on past its start.
       if (at + secret.length <= slot.end) {
         echoing.add(slot);
-        at = slot.end + 1 < text.length ? text.indexOf(secret, slot.end + 1) : -1;
+        at = text.indexOf(secret, slot.end + 1);
       } else {
         at = text.indexOf(secret, at + 1);
       }
