@@ -25,7 +25,7 @@ enableCompileCache(
 );
 const { default: closeWithGrace } = await import('close-with-grace');
 const { ConfigError, loadConfig } = await import('./config.ts');
-const { createLogger } = await import('./server/logger.ts');
+const { createLogger, linesWritten } = await import('./server/logger.ts');
 const { createGateway } = await import('./server/create-gateway.ts');
 
 /** Time left after the drain for closing the upstream pool, Redis and tracing. */
@@ -79,7 +79,10 @@ closeWithGrace(
     );
     await gateway.close();
     await embedded?.close();
-    logger.info('stopped');
+    if (logger.isLevelEnabled('info')) {
+      logger.info('stopped');
+      await linesWritten(logger);
+    }
   },
 );
 

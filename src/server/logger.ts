@@ -2,6 +2,8 @@
  * Structured JSON logs (pino). Credentials and cookies are redacted wherever they appear, and request
  * URLs are logged without their query string (GET operations may carry variables).
  */
+import { EventEmitter, once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config.ts';
 
@@ -39,4 +41,16 @@ export function createLogger(
   // stdout written asynchronously: lines logged while a write is under way go out together in the
   // next one, off the event loop; pino flushes what is left when the process exits.
   return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * Resolves once the lines logged so far have been written (at most `timeoutMs` later). Called after
+ * the last line before an exit: at exit pino writes what is still queued at once, even while an
+ * earlier line is being written off the event loop, so that earlier line could land after it.
+ * Only useful right after a line was logged (an idle destination never says it drained).
+ */
+export async function linesWritten(logger: Logger, timeoutMs = 1_000): Promise<void> {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym];
+  if (!(stream instanceof EventEmitter) || (stream as { sync?: boolean }).sync !== false) return;
+  await Promise.race([once(stream, 'drain'), delay(timeoutMs, undefined, { ref: false })]);
 }
