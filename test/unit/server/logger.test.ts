@@ -17,7 +17,7 @@ describe('linesWritten', () => {
     // Written off the event loop: not all there yet.
     expect(readFileSync(file, 'utf8').split('\n').filter(Boolean).length).toBeLessThan(501);
 
-    await linesWritten(logger);
+    await linesWritten(logger, 10_000);
     const messages = readFileSync(file, 'utf8')
       .trim()
       .split('\n')
