@@ -53,12 +53,7 @@ describe('whole-response cache replay check', () => {
   it('reads the tag versions on every replay when another process may change them', async () => {
     const memory = memoryCache();
     // As the Redis store: no generation, so another replica's write is never missed.
-    const shared: ResponseCache = {
-      lookup: (key, tags) => memory.lookup(key, tags),
-      store: (key, answer, ttlMs) => memory.store(key, answer, ttlMs),
-      versions: (tags) => memory.versions(tags),
-      invalidate: (tags) => memory.invalidate(tags),
-    };
+    const shared: ResponseCache = { ...memory, generation: undefined };
     const versions = vi.spyOn(shared, 'versions');
     const responses = createGraphqlResponseCache(shared);
     const key = await storedReplay(responses, shared);
