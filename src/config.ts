@@ -267,7 +267,7 @@ const ConfigSchema = z.object({
   RESPONSE_CACHE_MAX_PER_CREDENTIAL: int(1, 1_000_000)
     .default(2_000)
     .describe(
-      'Whole responses stored for replay per credential per hour; past it, responses are still answered, not stored.',
+      'Whole responses one credential holds for replay at a time; storing one more forgets its oldest (docs/performance.md "Cache hit").',
     ),
   TRUSTED_DOCUMENTS_PATH: z
     .string()

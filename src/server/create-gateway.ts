@@ -28,10 +28,10 @@ import { registerHealthRoutes } from './health.routes.ts';
 import { createProductionPolicy } from './production-policy.ts';
 import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.ts';
 import { responseReplayPlugin } from './response-cache/response-replay.hook.ts';
+import { createHeldReplays } from './response-cache/held-replays.ts';
 import { graphqlRoute } from './graphql-route/graphql-route.plugin.ts';
 import { CSRF_PROOF_HEADERS } from './graphql-route/csrf.ts';
 import { registerCors } from './cors.ts';
-import { createCredentialQuota } from './credential-quota.ts';
 import { createGatewayMetrics } from '../observability/metrics.ts';
 import { registerMetricsRoute } from '../observability/metrics.routes.ts';
 import { observabilityPlugin } from './observability-plugin.ts';
@@ -165,10 +165,8 @@ export async function createGateway(
         ? [
             responseReplayPlugin(
               responseCache,
-              createCredentialQuota({
-                name: 'replay',
+              createHeldReplays({
                 max: config.RESPONSE_CACHE_MAX_PER_CREDENTIAL,
-                windowMs: 3_600_000,
                 redis: upstreamStack.redis,
                 prefix: config.REDIS_KEY_PREFIX,
                 logger: app.log,

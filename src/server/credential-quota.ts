@@ -1,6 +1,6 @@
 /**
- * A per-credential quota of things a client can make the gateway store (APQ documents, replayable
- * responses): at most `max` per credential per window, counted in Redis when it is there (one
+ * A per-credential quota of things a client can make the gateway store (APQ documents): at most
+ * `max` per credential per window, counted in Redis when it is there (one
  * INCR, shared by every replica) and in this process's memory otherwise or while Redis is down.
  * Nothing sensitive is in a key: the credential is its HMAC id.
  */
@@ -15,7 +15,7 @@ export interface CredentialQuota {
 }
 
 export interface CredentialQuotaOptions {
-  /** What is counted (`apq`, `replay`): part of the Redis key. */
+  /** What is counted (`apq`): part of the Redis key. */
   readonly name: string;
   readonly max: number;
   readonly windowMs: number;

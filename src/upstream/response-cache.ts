@@ -40,6 +40,8 @@ export interface ResponseCache {
   /** Throws when the store cannot be read (the caller then goes upstream and stores nothing). */
   lookup(key: string, tags: readonly string[]): Promise<CacheLookup>;
   store(key: string, answer: CachedAnswer, ttlMs: number): Promise<void>;
+  /** Drops these entries (the whole-response cache forgets what a credential no longer holds). */
+  forget(keys: readonly string[]): Promise<void>;
   /** The tags' current versions (the response cache checks an entry's own tags with it). */
   versions(tags: readonly string[]): Promise<Record<string, string>>;
   /** Makes every entry carrying one of these tags invalid, for every credential. */
@@ -160,6 +162,10 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
 
     async store(key, answer, ttlMs) {
       await entries.set(key, answer, Math.max(1, Math.round(ttlMs)));
+    },
+
+    async forget(keys) {
+      if (keys.length > 0) await entries.deleteMany([...keys]);
     },
 
     async invalidate(tagNames) {

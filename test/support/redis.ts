@@ -89,7 +89,9 @@ export async function drainKeys(prefix: string): Promise<Array<{ key: string; va
           ? ((await client.get(key)) ?? '')
           : type === 'hash'
             ? JSON.stringify(await client.hGetAll(key))
-            : `(${type})`;
+            : type === 'zset'
+              ? JSON.stringify(await client.zRange(key, 0, -1))
+              : `(${type})`;
       found.push({ key, value });
     }
     if (found.length > 0) await client.del(found.map((entry) => entry.key));

@@ -50,6 +50,8 @@ export interface GraphqlResponseCache {
     operationName: string | null,
     replayability: Replayability,
   ): Promise<Pick<Replay, 'etag' | 'freshUntil'> | undefined>;
+  /** Drops stored responses (here and in the shared cache): they are no longer replayed. */
+  forget(keys: readonly string[]): Promise<void>;
 }
 
 const PREFIX = 'graphql-response:';
@@ -183,6 +185,11 @@ export function createGraphqlResponseCache(
       // Not kept hot yet: most responses are never asked for again (a miss path pays no encoding);
       // the first replay reads it from the shared cache and keeps it.
       return { etag, freshUntil };
+    },
+
+    async forget(keys) {
+      for (const key of keys) hot.delete(key);
+      await cache.forget(keys);
     },
   };
 }

@@ -10,8 +10,8 @@ import type { GatewayContext } from '../../kit/request-context.ts';
 import { graphqlParamsOf } from '../graphql-params.ts';
 import type { RequestCredential } from '../request-credential.ts';
 import { jsonResponseType } from '../graphql-route/media-types.ts';
-import type { CredentialQuota } from '../credential-quota.ts';
 import type { GraphqlResponseCache, Replay } from './graphql-response-cache.ts';
+import type { HeldReplays } from './held-replays.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -97,11 +97,14 @@ export function createReplayHook(options: ResponseReplayOptions) {
   };
 }
 
-/** Offers each successful query response to the cache (it decides whether it may be replayed). */
+/**
+ * Offers each successful query response to the cache (it decides whether it may be replayed), and
+ * forgets the credential's oldest replays that no longer fit its share.
+ */
 export function responseReplayPlugin(
   cache: GraphqlResponseCache,
-  /** Stored responses per credential (RESPONSE_CACHE_MAX_PER_CREDENTIAL): past it, none. */
-  quota: CredentialQuota,
+  /** Replays held per credential (RESPONSE_CACHE_MAX_PER_CREDENTIAL): storing one more forgets its oldest. */
+  held: HeldReplays,
 ): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
@@ -115,19 +118,23 @@ export function responseReplayPlugin(
             return;
           const credential = contextValue.credential;
           if (!credential || !facts.replayability.cacheable) return;
-          if (!(await quota.take(credential.id))) return;
+          const warn = (error: unknown) => {
+            contextValue.logger.warn(
+              { err: { message: (error as Error).message } },
+              'response cache: store failed',
+            );
+            return undefined;
+          };
           const stored = await cache
             .offer(key, { data: result.data }, operationName ?? null, facts.replayability)
-            .catch((error: unknown) => {
-              contextValue.logger.warn(
-                { err: { message: (error as Error).message } },
-                'response cache: store failed',
-              );
-              return undefined;
-            });
-          // The first answer carries the same validator and freshness as its replays (replacing
-          // the `no-store` every other GraphQL answer carries).
+            .catch(warn);
           if (stored) {
+            await held
+              .hold(credential.id, key, stored.freshUntil - Date.now())
+              .then((evicted) => cache.forget(evicted))
+              .catch(warn);
+            // The first answer carries the same validator and freshness as its replays (replacing
+            // the `no-store` every other GraphQL answer carries).
             setReplayHeaders(
               { header: (name, value) => response.http.headers.set(name, value) },
               stored,

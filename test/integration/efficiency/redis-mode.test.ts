@@ -69,13 +69,15 @@ describe.skipIf(!testRedisAvailable)('Redis mode', () => {
       true,
     );
     expect(keys).toContain(`${prefix}:bucket:${credential.id}`);
-    const values = await Promise.all(
-      keys.map(async (k) =>
-        (await admin.type(k)) === 'hash'
-          ? JSON.stringify(await admin.hGetAll(k))
-          : ((await admin.get(k)) ?? ''),
-      ),
-    );
+    // Replays held per credential are a sorted set of response-cache keys.
+    expect(keys).toContain(`${prefix}:replays:${credential.id}`);
+    const valueOf = async (k: string) => {
+      const type = await admin.type(k);
+      if (type === 'hash') return JSON.stringify(await admin.hGetAll(k));
+      if (type === 'zset') return JSON.stringify(await admin.zRange(k, 0, -1));
+      return (await admin.get(k)) ?? '';
+    };
+    const values = await Promise.all(keys.map(valueOf));
     const everything = `${keys.join('\n')}\n${values.join('\n')}`;
     // Nor the card's unsalted hash (the number is recoverable from it) or the cardholder's name.
     const cardHash = createHash('sha256').update(CANARY_CARD_NUMBER).digest('hex');

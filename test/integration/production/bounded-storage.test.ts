@@ -1,8 +1,8 @@
 /**
  * What a client can make the gateway store is bounded: APQ documents only for authenticated
  * clients and at most APQ_MAX_PER_CREDENTIAL each; replayable responses keyed by the normalised
- * document (a comment or whitespace is not a new entry) and at most RESPONSE_CACHE_MAX_PER_CREDENTIAL
- * each.
+ * document (a comment or whitespace is not a new entry), at most RESPONSE_CACHE_MAX_PER_CREDENTIAL
+ * held by each credential at a time.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,15 +80,29 @@ describe('whole-response cache', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
   });
 
-  it('stores at most RESPONSE_CACHE_MAX_PER_CREDENTIAL responses per credential', async () => {
-    const queries = [5, 6, 7].map(
-      (n) =>
-        `query Q${n} { certificateCustomer(customerId: "demo-customer") { certificates(first: ${n}) { totalCount } } }`,
-    );
-    // demo-readonly stored one response above: one more fits, then none.
-    for (const query of queries) await post({ query }, 'demo-readonly');
-    const again = await Promise.all(queries.map((query) => post({ query }, 'demo-readonly')));
-    expect(again.map((r) => r.headers.get('x-weft-response-cache'))).toEqual(['hit', null, null]);
+  it('holds at most RESPONSE_CACHE_MAX_PER_CREDENTIAL responses per credential, forgetting the oldest', async () => {
+    const query = (n: number) =>
+      `query Q${n} { certificateCustomer(customerId: "demo-customer") { certificates(first: ${n}) { totalCount } } }`;
+    const replayed = async (n: number) =>
+      (await post({ query: query(n) }, 'demo-readonly')).headers.get('x-weft-response-cache');
+    // demo-readonly holds one response from the case above ("Same"); three more are stored in turn.
+    for (const n of [5, 6, 7]) expect(await replayed(n)).toBeNull();
+    // Only the last two are held: "Same" and Q5 were forgotten for room, oldest first.
+    expect(await replayed(7)).toBe('hit');
+    expect(await replayed(6)).toBe('hit');
+    // A forgotten response is stored again on its next miss (it forgets Q6, now the oldest):
+    // a client past its bound still gets its screens replayed.
+    expect(await replayed(5)).toBeNull();
+    expect(await replayed(5)).toBe('hit');
+    expect(await replayed(7)).toBe('hit');
+    expect(await replayed(6)).toBeNull();
+    // Another credential's responses were never part of this count.
+    expect(
+      (await post({ query: query(5) }, 'demo-token')).headers.get('x-weft-response-cache'),
+    ).toBeNull();
+    expect(
+      (await post({ query: query(5) }, 'demo-token')).headers.get('x-weft-response-cache'),
+    ).toBe('hit');
   });
 });
 
