@@ -4,8 +4,9 @@
 //    without the simulator; `npm ci --omit=dev` there (no dev tool, no simulator package).
 // 2. The Dockerfile's ENV and CMD, read from the Dockerfile itself, with UPSTREAM_URL pointing at a
 //    standalone simulator (run from the checkout) that answers after 1.5 s.
-// 3. One query answered; then SIGTERM while a slow query is in flight: the query gets its answer,
-//    the log says "stopped", the process exits 0.
+// 3. One query answered, with the idle memory release on (V8's collector exposed); then SIGTERM
+//    while a slow query is in flight: the query gets its answer, the log says "stopped", the
+//    process exits 0.
 import { spawn, execFileSync } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -105,6 +106,10 @@ try {
     fail(`unexpected answer ${JSON.stringify(first)}`);
   }
   step('answered a query');
+  // The image's command exposes V8's collector, so memory a burst grew goes back when idle.
+  if (weft.lines.some((line) => JSON.parse(line).msg?.startsWith('idle memory release off'))) {
+    fail('the idle memory release is off: the CMD lacks --expose-gc');
+  }
 
   const slow = query(
     '{ certificatesByEntitlement(entitlementId: "demo-entitlement") { certificateId } }',

@@ -198,6 +198,11 @@ const ConfigSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000)
     .default(8_000)
     .describe('Bound for finishing in-flight requests on SIGTERM/SIGINT.'),
+  MEMORY_RELEASE_IDLE_MS: int(0, 86_400_000)
+    .default(30_000)
+    .describe(
+      'After this long without a request, heap a burst grew (32 MiB or more) is given back to the system by one full collection (a pause of ~0.1–0.2 s); 0 turns it off. Needs node --expose-gc, as npm start and the image run (docs/operations.md "Memory").',
+    ),
   CREDENTIAL_HMAC_SECRET: z
     .string()
     .min(16)

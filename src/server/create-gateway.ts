@@ -32,6 +32,7 @@ import { createHeldReplays } from './response-cache/held-replays.ts';
 import { graphqlRoute } from './graphql-route/graphql-route.plugin.ts';
 import { CSRF_PROOF_HEADERS } from './graphql-route/csrf.ts';
 import { registerCors } from './cors.ts';
+import { startIdleMemoryRelease } from './idle-memory-release.ts';
 import { createGatewayMetrics } from '../observability/metrics.ts';
 import { registerMetricsRoute } from '../observability/metrics.routes.ts';
 import { observabilityPlugin } from './observability-plugin.ts';
@@ -115,6 +116,12 @@ export async function createGateway(
     pluginTimeout: 30_000,
   });
   app.decorateRequest('operationLog', undefined);
+  // Memory a burst grew is given back in the next quiet moment (docs/operations.md "Memory").
+  const memoryRelease = startIdleMemoryRelease({
+    idleMs: config.MEMORY_RELEASE_IDLE_MS,
+    server: app.server,
+    logger: app.log,
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
@@ -231,6 +238,7 @@ export async function createGateway(
     },
     async close() {
       closing = true;
+      memoryRelease.stop();
       const cut = setTimeout(() => {
         app.log.warn(
           { timeoutMs: config.SHUTDOWN_TIMEOUT_MS },

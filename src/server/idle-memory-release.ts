@@ -1,0 +1,90 @@
+/**
+ * Gives memory back once a burst of work is over. Under load V8 grows its young generation to the
+ * semi-space bound (2 × 32 MiB) and lets the old generation fill with garbage between full
+ * collections; when the load stops, nothing shrinks them again: V8's own memory reducer waits for a
+ * low allocation rate that it measures only at collections, and an idle process has none, so a
+ * process that had served a burst kept its peak RSS (~330 MiB after the peers benchmark's load
+ * phases, ~170 MiB once collected).
+ *
+ * So when no request has arrived for `idleMs` and the heap has grown by at least `growthBytes` since
+ * the last release (or since start-up), one memory-reducing full collection runs (V8's "last
+ * resort" flavour: it compacts and gives the freed pages and the young generation's room back to
+ * the system). It blocks the event loop for ~0.1–0.2 s, which is why it waits for a quiet moment
+ * and runs once per burst, never under load. It needs `globalThis.gc` (`node --expose-gc`, as
+ * `npm start` and the image run Weft); without it nothing happens.
+ */
+import { getHeapStatistics } from 'node:v8';
+import type { FastifyBaseLogger } from 'fastify';
+
+export interface IdleMemoryReleaseOptions {
+  /** Quiet time (no request arriving) before memory is released; 0 for never. */
+  readonly idleMs: number;
+  /** Where requests arrive: the HTTP server (one counter increment per request, nothing more). */
+  readonly server: { on(event: 'request', listener: () => void): unknown };
+  readonly logger: FastifyBaseLogger;
+  /** Heap growth since the last release that makes another worth its pause. */
+  readonly growthBytes?: number;
+  /** The memory-reducing collection; by default V8's, when Node exposes it. */
+  readonly collect?: (() => void) | undefined;
+  readonly heapBytes?: () => number;
+  readonly rssBytes?: () => number;
+  readonly now?: () => number;
+}
+
+const MiB = 1024 * 1024;
+
+/** V8's memory-reducing full collection, when Node exposes it (`--expose-gc`). */
+function lastResortCollection(): (() => void) | undefined {
+  const gc = globalThis.gc;
+  return gc
+    ? () => void gc({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+    : undefined;
+}
+
+/** Starts watching for quiet moments; `stop` ends it (the timer never keeps the process alive). */
+export function startIdleMemoryRelease(options: IdleMemoryReleaseOptions): { stop(): void } {
+  const collect = 'collect' in options ? options.collect : lastResortCollection();
+  if (options.idleMs <= 0) return { stop: () => undefined };
+  if (!collect) {
+    options.logger.info('idle memory release off: node runs without --expose-gc');
+    return { stop: () => undefined };
+  }
+  const now = options.now ?? Date.now;
+  const heapBytes = options.heapBytes ?? (() => getHeapStatistics().total_heap_size);
+  const rssBytes = options.rssBytes ?? (() => process.memoryUsage.rss());
+  const growthBytes = options.growthBytes ?? 32 * MiB;
+
+  let requests = 0;
+  options.server.on('request', () => {
+    requests += 1;
+  });
+  let requestsSeen = 0;
+  let quietSince = now();
+  let baseline = heapBytes();
+
+  const check = () => {
+    if (requests !== requestsSeen) {
+      requestsSeen = requests;
+      quietSince = now();
+      return;
+    }
+    if (now() - quietSince < options.idleMs) return;
+    const heapBefore = heapBytes();
+    if (heapBefore - baseline < growthBytes) return;
+    const rssBefore = rssBytes();
+    const started = performance.now();
+    collect();
+    baseline = heapBytes();
+    options.logger.info(
+      {
+        heapMiB: [Math.round(heapBefore / MiB), Math.round(baseline / MiB)],
+        rssMiB: [Math.round(rssBefore / MiB), Math.round(rssBytes() / MiB)],
+        pauseMs: Math.round(performance.now() - started),
+      },
+      'idle: memory released',
+    );
+  };
+  // Checked a few times per quiet period.
+  const timer = setInterval(check, Math.max(100, Math.floor(options.idleMs / 3))).unref();
+  return { stop: () => clearInterval(timer) };
+}
