@@ -59,7 +59,10 @@ function fieldDefinition(
   return undefined;
 }
 
-/** Types per schema, counted once: listing the stitched schema's type map on every operation showed in miss profiles. */
+/**
+ * Types per schema, counted once: listing the stitched schema's type map on every operation showed
+ * in miss profiles.
+ */
 const typeCounts = new WeakMap<GraphQLSchema, number>();
 function typeCountOf(schema: GraphQLSchema): number {
   let count = typeCounts.get(schema);

@@ -103,7 +103,7 @@ export function createReplayHook(options: ResponseReplayOptions) {
  */
 export function responseReplayPlugin(
   cache: GraphqlResponseCache,
-  /** Replays held per credential (RESPONSE_CACHE_MAX_PER_CREDENTIAL): storing one more forgets its oldest. */
+  /** Replays per credential (RESPONSE_CACHE_MAX_PER_CREDENTIAL): one more forgets its oldest. */
   held: HeldReplays,
 ): ApolloServerPlugin<GatewayContext> {
   return {
