@@ -64,3 +64,15 @@ describe('whole-response cache replay check', () => {
     expect(await responses.lookup(key)).toBeUndefined();
   });
 });
+
+describe('whole-response cache forgetting', () => {
+  it('stops replaying a forgotten response, kept in memory or not', async () => {
+    const cache = memoryCache();
+    const responses = createGraphqlResponseCache(cache);
+    const key = await storedReplay(responses, cache);
+    expect(await responses.lookup(key)).toBeDefined(); // now kept hot in this process too
+    await responses.forget([key]);
+    expect(await responses.lookup(key)).toBeUndefined();
+    expect((await cache.lookup(key, [])).entry).toBeUndefined();
+  });
+});

@@ -60,6 +60,18 @@ function cacheCases(name: string, make: () => ResponseCache) {
       expect((await cache.lookup('cred1:app:z', ['app:z1'])).entry).toBeUndefined();
     });
 
+    it('forgets the entries it is told to, and only those', async () => {
+      const cache = make();
+      for (const key of ['cred1:f:1', 'cred1:f:2', 'cred1:f:3']) {
+        await cache.store(key, answer(key, {}), 60_000);
+      }
+      await cache.forget(['cred1:f:1', 'cred1:f:3', 'cred1:f:never-stored']);
+      expect((await cache.lookup('cred1:f:1', [])).entry).toBeUndefined();
+      expect((await cache.lookup('cred1:f:2', [])).entry?.data).toBe('cred1:f:2');
+      expect((await cache.lookup('cred1:f:3', [])).entry).toBeUndefined();
+      await cache.forget([]);
+    });
+
     it('lets entries expire with their TTL', async () => {
       const cache = make();
       const { versions } = await cache.lookup('cred1:t:short', []);
