@@ -31,7 +31,10 @@ export interface HeldReplaysOptions {
   readonly logger: FastifyBaseLogger;
 }
 
-/** Keys remembered in memory, over every credential: past it, the least recently active go. */
+/**
+ * Keys remembered in memory, over every credential: past it, the least recently active go. Never
+ * below one credential's bound, or that credential's list would not fit at all.
+ */
 const LOCAL_KEYS_BOUND = 200_000;
 
 /**
@@ -57,7 +60,7 @@ return evicted
 function holdLocally(max: number): HeldReplays['hold'] {
   /** Per credential, its keys in the order stored (a Map keeps insertion order). */
   const held = new LRUCache<string, Map<string, true>>({
-    maxSize: LOCAL_KEYS_BOUND,
+    maxSize: Math.max(LOCAL_KEYS_BOUND, max),
     sizeCalculation: (keys) => Math.max(1, keys.size),
   });
   return async (credentialId, key, lifetimeMs) => {

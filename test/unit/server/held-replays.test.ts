@@ -49,6 +49,15 @@ describe('held replays in memory', () => {
   );
 });
 
+describe('held replays in memory, for a bound past the room kept for all credentials', () => {
+  it("still keeps the one credential's whole list", async () => {
+    const max = 200_001;
+    const held = createHeldReplays({ max, redis: undefined, prefix: 'unused', logger });
+    for (let n = 0; n < max; n += 1) await held.hold('cred-big', `k${n}`, MINUTE);
+    expect(await held.hold('cred-big', 'one-more', MINUTE)).toEqual(['k0']);
+  });
+});
+
 describe('held replays when Redis is down', () => {
   const down = {
     client: {},
