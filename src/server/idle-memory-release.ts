@@ -28,7 +28,6 @@ export interface IdleMemoryReleaseOptions {
   readonly collect?: (() => void) | undefined;
   readonly heapBytes?: () => number;
   readonly rssBytes?: () => number;
-  readonly now?: () => number;
 }
 
 const MiB = 1024 * 1024;
@@ -49,7 +48,6 @@ export function startIdleMemoryRelease(options: IdleMemoryReleaseOptions): { sto
     options.logger.info('idle memory release off: node runs without --expose-gc');
     return { stop: () => undefined };
   }
-  const now = options.now ?? Date.now;
   const heapBytes = options.heapBytes ?? (() => getHeapStatistics().total_heap_size);
   const rssBytes = options.rssBytes ?? (() => process.memoryUsage.rss());
   const growthBytes = options.growthBytes ?? 32 * MiB;
@@ -59,16 +57,16 @@ export function startIdleMemoryRelease(options: IdleMemoryReleaseOptions): { sto
     requests += 1;
   });
   let requestsSeen = 0;
-  let quietSince = now();
+  let quietSince = Date.now();
   let baseline = heapBytes();
 
   const check = () => {
     if (requests !== requestsSeen) {
       requestsSeen = requests;
-      quietSince = now();
+      quietSince = Date.now();
       return;
     }
-    if (now() - quietSince < options.idleMs) return;
+    if (Date.now() - quietSince < options.idleMs) return;
     const heapBefore = heapBytes();
     if (heapBefore - baseline < growthBytes) return;
     const rssBefore = rssBytes();
