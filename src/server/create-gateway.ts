@@ -28,6 +28,7 @@ import { registerHealthRoutes } from './health.routes.ts';
 import { createProductionPolicy } from './production-policy.ts';
 import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.ts';
 import { responseReplayPlugin } from './response-cache/response-replay.hook.ts';
+import { createResultEncoding } from './response-cache/result-encoding.ts';
 import { createHeldReplays } from './response-cache/held-replays.ts';
 import { graphqlRoute } from './graphql-route/graphql-route.plugin.ts';
 import { CSRF_PROOF_HEADERS } from './graphql-route/csrf.ts';
@@ -146,6 +147,8 @@ export async function createGateway(
     config.RESPONSE_CACHE && upstreamStack.cache
       ? createGraphqlResponseCache(upstreamStack.cache)
       : undefined;
+  // A replayable answer's data is encoded once, for the cache and for the answer itself.
+  const resultEncoding = createResultEncoding();
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
@@ -157,6 +160,7 @@ export async function createGateway(
     stopOnTerminationSignals: false,
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
+    stringifyResult: resultEncoding.stringifyResult,
     formatError: (formatted, error) =>
       formatGraphQLError(formatted, error, { hideSuggestions: config.NODE_ENV === 'production' }),
     ...policy.apolloOptions,
@@ -178,6 +182,7 @@ export async function createGateway(
                 prefix: config.REDIS_KEY_PREFIX,
                 logger: app.log,
               }),
+              resultEncoding,
             ),
           ]
         : []),

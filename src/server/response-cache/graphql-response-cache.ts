@@ -46,7 +46,8 @@ export interface GraphqlResponseCache {
    */
   offer(
     key: string,
-    body: { data: unknown },
+    /** The JSON text of the response's `data` (result-encoding.ts: the answer sends the same). */
+    dataText: string,
     operationName: string | null,
     replayability: Replayability,
   ): Promise<Pick<Replay, 'etag' | 'freshUntil'> | undefined>;
@@ -169,12 +170,12 @@ export function createGraphqlResponseCache(
       return (await stillValid(replay)) ? keepHot(key, replay) : undefined;
     },
 
-    async offer(key, body, operationName, replayability) {
+    async offer(key, dataText, operationName, replayability) {
       const { cacheable, freshUntil, tags } = replayability;
       if (!cacheable || freshUntil === undefined) return undefined;
       const ttlMs = freshUntil - now();
       if (ttlMs <= 0) return undefined;
-      const text = JSON.stringify({ data: body.data });
+      const text = `{"data":${dataText}}`;
       const etag = `"${hash('sha256', text, 'base64url').slice(0, 27)}"`;
       const stored: StoredReplay = { body: text, operationName, etag };
       await cache.store(

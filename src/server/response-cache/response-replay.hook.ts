@@ -12,6 +12,7 @@ import type { RequestCredential } from '../request-credential.ts';
 import { jsonResponseType } from '../graphql-route/media-types.ts';
 import type { GraphqlResponseCache, Replay } from './graphql-response-cache.ts';
 import type { HeldReplays } from './held-replays.ts';
+import type { ResultEncoding } from './result-encoding.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -105,6 +106,8 @@ export function responseReplayPlugin(
   cache: GraphqlResponseCache,
   /** Replays per credential (RESPONSE_CACHE_MAX_PER_CREDENTIAL): one more forgets its oldest. */
   held: HeldReplays,
+  /** The same as Apollo's `stringifyResult`: the data is encoded once for the cache and the answer. */
+  encoding: ResultEncoding,
 ): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
@@ -126,7 +129,12 @@ export function responseReplayPlugin(
             return undefined;
           };
           const stored = await cache
-            .offer(key, { data: result.data }, operationName ?? null, facts.replayability)
+            .offer(
+              key,
+              encoding.encodeData(result.data),
+              operationName ?? null,
+              facts.replayability,
+            )
             .catch(warn);
           if (stored) {
             await held

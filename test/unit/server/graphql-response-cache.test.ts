@@ -20,7 +20,7 @@ async function storedReplay(
     variables: undefined,
   });
   const { versions } = await cache.lookup('upstream:app:a1', ['app:a1']);
-  const stored = await responses.offer(key, { data: { app: { appId: 'a1' } } }, null, {
+  const stored = await responses.offer(key, JSON.stringify({ app: { appId: 'a1' } }), null, {
     cacheable: true,
     tags: versions,
     freshUntil: Date.now() + 60_000,
