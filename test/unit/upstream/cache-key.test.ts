@@ -49,4 +49,24 @@ describe('cache keys', () => {
       '{"a":{"c":null,"d":[2,{"e":0,"f":1}]},"b":1}',
     );
   });
+
+  it('canonical JSON is JSON.stringify of the sorted value, undefined members left out', () => {
+    const value = {
+      z: 'quote " and \\ and \u2028',
+      y: [undefined, null, true, 1.5, -0, { 'b"k': 1, a: undefined }],
+      x: {},
+      w: [],
+      v: undefined,
+    };
+    expect(canonicalJson(value)).toBe(
+      JSON.stringify({
+        w: [],
+        x: {},
+        y: [null, null, true, 1.5, 0, { 'b"k': 1 }],
+        z: 'quote " and \\ and \u2028',
+      }),
+    );
+    expect(canonicalJson('text')).toBe('"text"');
+    expect(canonicalJson(undefined)).toBe('null');
+  });
 });
