@@ -4,9 +4,10 @@
  * that text was ~3 % of a dashboard miss's CPU and ~2 % of a single-read miss's.
  *
  * The cache plugin encodes the data in `willSendResponse`, which runs before Apollo serialises the
- * answer; Apollo's `stringifyResult` then finds the text by the same `data` object. Any answer whose
- * data was not encoded here (not offered to the cache, or replaced by a later plugin) is serialised
- * as Apollo does by default.
+ * answer; Apollo's `stringifyResult` then finds the text by the same `data` object. No plugin changes
+ * an answer's data in place after that (errors and extensions are read when the answer is
+ * serialised, so one added later is sent). Any answer whose data was not encoded here (not offered
+ * to the cache, or replaced by a later plugin) is serialised as Apollo does by default.
  */
 import type { FormattedExecutionResult } from 'graphql';
 
