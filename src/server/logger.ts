@@ -7,11 +7,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config.ts';
 
+/**
+ * Credentials logged anywhere under these names are replaced. A request or a reply logged as `req`
+ * or `res` never needs them: their serializers below keep an allow-list (id, method, path; status
+ * code), so no header of theirs reaches a line. Redacting under `req` and `res` as well cost a
+ * path walk of each on every access line (pino's redaction parses its paths on each call).
+ */
 export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["proxy-authorization"]',
-  'res.headers["set-cookie"]',
   'headers.authorization',
   'headers.cookie',
   'authorization',
@@ -20,6 +22,25 @@ export const REDACTED_PATHS = [
   'hmacKey',
   'variables',
 ];
+
+/**
+ * pino's ISO-8601 `time`, formatting the date once a second: `toISOString` on every line was a
+ * quarter of an access line's cost. The same text as `pino.stdTimeFunctions.isoTime`.
+ */
+export function isoTimeBySecond(now: () => number = Date.now): () => string {
+  let second = Number.NaN;
+  let prefix = '';
+  return () => {
+    const ms = now();
+    const secondStart = ms - (((ms % 1000) + 1000) % 1000);
+    if (secondStart !== second) {
+      second = secondStart;
+      // "2026-11-26T06:09:47." — the milliseconds and the zone follow.
+      prefix = `,"time":"${new Date(secondStart).toISOString().slice(0, -4)}`;
+    }
+    return `${prefix}${String(ms - secondStart).padStart(3, '0')}Z"`;
+  };
+}
 
 export function createLogger(
   config: Pick<Config, 'LOG_LEVEL'>,
@@ -35,8 +56,9 @@ export function createLogger(
         method: req.method,
         path: req.url?.split('?')[0],
       }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
     },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeBySecond(),
   };
   // stdout written asynchronously: lines logged while a write is under way go out together in the
   // next one, off the event loop; pino flushes what is left when the process exits.

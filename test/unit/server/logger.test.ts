@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogger, linesWritten } from '../../../src/server/logger.ts';
+import { createLogger, isoTimeBySecond, linesWritten } from '../../../src/server/logger.ts';
 
 describe('linesWritten', () => {
   it('resolves once every line logged so far is on disk, in order (an asynchronous destination)', async () => {
@@ -35,5 +35,76 @@ describe('linesWritten', () => {
     await linesWritten(logger, 5_000);
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(lines).toHaveLength(1);
+  });
+});
+
+describe('isoTimeBySecond', () => {
+  it("writes the same time as pino's isoTime, across seconds and back again", () => {
+    const instants = [
+      Date.UTC(2026, 10, 26, 6, 9, 47, 0),
+      Date.UTC(2026, 10, 26, 6, 9, 47, 7),
+      Date.UTC(2026, 10, 26, 6, 9, 47, 42),
+      Date.UTC(2026, 10, 26, 6, 9, 47, 999),
+      Date.UTC(2026, 10, 26, 6, 9, 48, 0),
+      Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2027, 0, 1, 0, 0, 0, 1),
+      Date.UTC(2026, 10, 26, 6, 9, 47, 500), // an earlier second again (the clock stepped back)
+      ...Array.from({ length: 200 }, (_, i) => 1_790_000_000_000 + i * 137),
+    ];
+    let current = 0;
+    const time = isoTimeBySecond(() => current);
+    for (const instant of instants) {
+      current = instant;
+      expect(time()).toBe(`,"time":"${new Date(instant).toISOString()}"`);
+    }
+  });
+});
+
+describe('what a line may hold', () => {
+  const linesOf = (log: (logger: ReturnType<typeof createLogger>) => void) => {
+    const lines: string[] = [];
+    log(createLogger({ LOG_LEVEL: 'info' }, { write: (line) => lines.push(line) }));
+    return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  };
+
+  it('keeps only id, method and path of a request, and the status of a reply', () => {
+    const [line] = linesOf((logger) =>
+      logger.info(
+        {
+          req: {
+            id: 'r-1',
+            method: 'POST',
+            url: '/graphql?variables=%7B%22card%22%3A1%7D',
+            headers: { authorization: 'Bearer tok-secret', cookie: 'sid=cookie-secret' },
+          },
+          res: { statusCode: 200, headers: { 'set-cookie': 'sid=set-secret' } },
+        },
+        'request completed',
+      ),
+    );
+    expect(line?.req).toEqual({ id: 'r-1', method: 'POST', path: '/graphql' });
+    expect(line?.res).toEqual({ statusCode: 200 });
+    expect(JSON.stringify(line)).not.toMatch(/secret|variables/);
+  });
+
+  it('redacts credentials and variables logged under their own names', () => {
+    const [line] = linesOf((logger) =>
+      logger.info(
+        {
+          headers: { authorization: 'Bearer tok-secret', cookie: 'c-secret', accept: 'x' },
+          token: 'tok-secret',
+          hmacKey: 'hmac-secret',
+          variables: { card: 'card-secret' },
+        },
+        'upstream',
+      ),
+    );
+    expect(line).toMatchObject({
+      headers: { authorization: '[redacted]', cookie: '[redacted]', accept: 'x' },
+      token: '[redacted]',
+      hmacKey: '[redacted]',
+      variables: '[redacted]',
+    });
+    expect(JSON.stringify(line)).not.toContain('secret');
   });
 });
