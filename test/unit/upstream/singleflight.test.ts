@@ -68,4 +68,30 @@ describe('singleflight', () => {
     expect(await old).toBe('before the write');
     expect(await next).toBe('after the write');
   });
+
+  it('keeps a call joinable when an older call with its key settles after forgetAll', async () => {
+    const flight = createSingleflight();
+    const oldGate = deferred<string>();
+    const nextGate = deferred<string>();
+    const old = flight.run('k', () => oldGate.promise);
+    flight.forgetAll();
+    let calls = 0;
+    const next = flight.run('k', () => {
+      calls += 1;
+      return nextGate.promise;
+    });
+    oldGate.resolve('before the write');
+    await old;
+    // The older call's settling must not drop the newer one.
+    expect(flight.inFlight).toBe(1);
+    const joiner = flight.run('k', () => {
+      calls += 1;
+      return Promise.resolve('a second call');
+    });
+    nextGate.resolve('after the write');
+    expect(await next).toBe('after the write');
+    expect(await joiner).toBe('after the write');
+    expect(calls).toBe(1);
+    expect(flight.inFlight).toBe(0);
+  });
 });
