@@ -15,7 +15,7 @@ export interface Singleflight {
 
 /**
  * A call in flight, as the map holds it: emptied when the call settles. The map lives as long as
- * the process, and its keys never repeat, so V8 keeps replacing its table; a replaced table in the
+ * the process and its keys keep changing, so V8 keeps replacing its table; a replaced table in the
  * old generation is garbage that only a full collection frees, and until then every young value
  * still in its slots — the calls in flight when it was replaced — survives each scavenge and is
  * promoted with the answer it resolved to (1.5 MB a scavenge on uncached single reads, against
