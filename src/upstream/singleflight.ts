@@ -31,12 +31,12 @@ export function createSingleflight(copy: <T>(value: T) => T = structuredClone): 
     run<T>(key: string, fetch: () => Promise<T>): Promise<T> {
       const running = calls.get(key)?.call as Promise<T> | undefined;
       if (running) return running.then(copy);
-      const flight: Flight = { call: undefined };
+      // The callback runs once the call settles, after `flight` below exists.
       const call = fetch().finally(() => {
         flight.call = undefined;
         if (calls.get(key) === flight) calls.delete(key);
       });
-      flight.call = call;
+      const flight: Flight = { call };
       calls.set(key, flight);
       return call;
     },
