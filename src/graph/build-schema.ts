@@ -14,13 +14,14 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { stitchSchemas } from '@graphql-tools/stitch';
-import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import { JSONResolver } from 'graphql-scalars';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/resolvers.ts';
 import { certificateResolvers } from '../certificates/certificates.resolvers.ts';
 import { commerceResolvers } from '../commerce/commerce.resolvers.ts';
 import { hostingResolvers } from '../hosting/hosting.resolvers.ts';
 import { createRemoteSubschemas } from '../stitching/remote-subschemas.ts';
+import { DateTimeScalar } from './date-time.scalar.ts';
 import { unwrapLocalFields } from './local-field-resolvers.ts';
 import { nodeResolvers } from './node.resolvers.ts';
 import { viewerResolvers } from './viewer.resolvers.ts';
@@ -34,7 +35,7 @@ export async function loadTypeDefs(): Promise<string[]> {
   return Promise.all(files.map((file) => readFile(new URL(file, SCHEMA_DIR), 'utf8')));
 }
 
-const scalarResolvers: Resolvers = { DateTime: DateTimeResolver, JSON: JSONResolver };
+const scalarResolvers: Resolvers = { DateTime: DateTimeScalar, JSON: JSONResolver };
 
 /** The stitched schema the gateway serves (local SDL + catalog, tax and order subschemas). */
 export async function buildGatewaySchema(): Promise<GraphQLSchema> {
