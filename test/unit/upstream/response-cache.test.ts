@@ -176,11 +176,14 @@ describe.skipIf(!testRedisAvailable)('redis response cache', () => {
   const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
   const redis = useTestRedis(prefix);
 
+  // One cache for the block, as a process has one: every store it opens adds its listeners to the
+  // shared connection for good (the keys are what the tests keep apart, here as between replicas).
+  let shared: ReturnType<typeof createResponseCache> | undefined;
   const make = () =>
-    createResponseCache({
+    (shared ??= createResponseCache({
       store: { type: 'redis', connection: redis.connection(), prefix },
       tagTtlMs: 600_000,
-    });
+    }));
   cacheCases('redis', make);
 
   it('has no generation: another replica changes versions unseen', () => {
