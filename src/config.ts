@@ -121,7 +121,7 @@ const ConfigSchema = z.object({
     .enum(['on', 'off'])
     .default('on')
     .describe(
-      'The shared response cache (and singleflight). `off` exists for benchmarks and debugging.',
+      'The shared upstream cache (and singleflight). `off` exists for benchmarks and debugging.',
     ),
   CACHE_MAX_BYTES: int(1024 * 1024)
     .default(32 * 1024 * 1024)

@@ -6,7 +6,7 @@ import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { readJson } from '../upstream/read-json.ts';
 import { positiveOffset } from '../kit/offset-cursor.ts';
-import { CERTIFICATE_ROUTES } from './certificates.routes.ts';
+import { CERTIFICATE_ROUTES } from './certificates.upstream-routes.ts';
 
 export interface ContactDto {
   email?: string;

@@ -11,7 +11,7 @@
  * do the processor's EMV tags; a removed value found anywhere else in the record (a number copied
  * into `notes`) is redacted as well.
  *
- * One redaction, declared on the transaction routes (`commerce.routes.ts`): the upstream stack runs
+ * One redaction, declared on the transaction routes (`commerce.upstream-routes.ts`): the upstream stack runs
  * {@link redactTransactionPage} (or `…Record`) on every answer the moment it is parsed, before the
  * cache stores it (memory or Redis) and before any loader, resolver or mapper sees it. What stays of
  * the card number at rest is its last four digits behind `*` (a truncated PAN), so that the card

@@ -1,7 +1,7 @@
 /**
  * Typed calls to the commerce REST operations (commerce document). Every call goes through the
  * upstream client; nothing here caches (loaders dedupe per request). Transaction records arrive
- * redacted (the route's declared redaction, commerce.routes.ts); here they take the shape the
+ * redacted (the route's declared redaction, commerce.upstream-routes.ts); here they take the shape the
  * graph shows (card summary, `raw`).
  *
  * The single-transaction read (`GET …/transactions/{transactionId}`) is deliberately unused: the
@@ -13,7 +13,7 @@ import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { readJson } from '../upstream/read-json.ts';
 import type { QueryValue } from '../upstream/upstream-call.ts';
 import { presentTransaction, type RedactedTransaction } from './card-redaction.ts';
-import { COMMERCE_ROUTES } from './commerce.routes.ts';
+import { COMMERCE_ROUTES } from './commerce.upstream-routes.ts';
 import { isRecord } from '../kit/is-record.ts';
 
 /** An upstream record whose shape the document does not show. */

@@ -7,7 +7,7 @@ import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import type { StreamBody } from '../upstream/upstream-call.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { readJson } from '../upstream/read-json.ts';
-import { HOSTING_ROUTES } from './hosting.routes.ts';
+import { HOSTING_ROUTES } from './hosting.upstream-routes.ts';
 
 /** `{name, status}` of an App's `variants`. */
 export interface VariantStateDto {

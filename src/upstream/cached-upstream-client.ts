@@ -16,14 +16,14 @@ import type { CacheKeyer } from './cache-key.ts';
 import type { CacheDecision, CachePolicy } from './cache-policy.ts';
 import { wasNotSent } from './http-transport.ts';
 import type { StaleReason } from './request-facts.ts';
-import type { CachedAnswer, CacheLookup, ResponseCache } from './response-cache.ts';
+import type { CachedAnswer, CacheLookup, UpstreamCache } from './upstream-cache.ts';
 import type { Singleflight } from './singleflight.ts';
 import type { UpstreamCall, UpstreamResponse } from './upstream-call.ts';
 import type { UpstreamClient } from './upstream-client.ts';
 
 export interface CachedUpstreamClientOptions {
   readonly inner: UpstreamClient;
-  readonly cache: ResponseCache;
+  readonly cache: UpstreamCache;
   readonly policy: CachePolicy;
   readonly keyOf: CacheKeyer;
   readonly singleflight: Singleflight;
@@ -110,7 +110,7 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
     // One line per minute at most: a Redis outage must not flood the log.
     if (now() - lastStoreWarning < 60_000) return;
     lastStoreWarning = now();
-    logger.warn({ err: { message: (error as Error).message } }, `response cache: ${what} failed`);
+    logger.warn({ err: { message: (error as Error).message } }, `upstream cache: ${what} failed`);
   };
 
   const answerOf = <T>(entry: CachedAnswer): UpstreamResponse<T> => ({

@@ -23,7 +23,7 @@ import { createTransport } from './http-transport.ts';
 import { createMemoryBucketStore } from './memory-bucket-store.ts';
 import { createRedisBucketStore } from './redis-bucket-store.ts';
 import type { RedisConnection } from './redis-connection.ts';
-import { createResponseCache, type ResponseCache } from './response-cache.ts';
+import { createUpstreamCache, type UpstreamCache } from './upstream-cache.ts';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 import { createSingleflight } from './singleflight.ts';
 import { createTokenBucketLimiter, type BucketStore } from './token-bucket.ts';
@@ -50,8 +50,8 @@ export interface UpstreamStack {
   readonly budget: BudgetTracker;
   /** The Redis connection (with REDIS_URL), shared with the server's Redis-backed stores. */
   readonly redis: RedisConnection | undefined;
-  /** The upstream cache (undefined when UPSTREAM_CACHE=off): the response cache shares its tags. */
-  readonly cache: ResponseCache | undefined;
+  /** The upstream cache (undefined when UPSTREAM_CACHE=off): the whole-response cache shares its tags. */
+  readonly cache: UpstreamCache | undefined;
   /** Closes the upstream pool and the Redis connection. */
   close(): Promise<void>;
 }
@@ -141,13 +141,13 @@ export async function createUpstreamStack(
   const core = createRedactingClient(retrying, routes);
 
   let client = core;
-  let cache: ResponseCache | undefined;
+  let cache: UpstreamCache | undefined;
   if (config.UPSTREAM_CACHE === 'on') {
     const staleMaxAgeMs = config.CACHE_STALE_MAX_AGE_SEC * 1000;
     const longestTtlMs = Math.max(...cacheKinds(routes).map((row) => row.ttlSec), 0) * 1000;
     const overrides = config.CACHE_TTL_OVERRIDES;
     const longestOverrideMs = Math.max(...overrides.values(), 0) * 1000;
-    cache = createResponseCache({
+    cache = createUpstreamCache({
       store: redis
         ? { type: 'redis', connection: redis, prefix: config.REDIS_KEY_PREFIX }
         : { type: 'memory', maxBytes: config.CACHE_MAX_BYTES },

@@ -20,7 +20,7 @@ import { createMemoryBucketStore } from '../../src/upstream/memory-bucket-store.
 import { createRedisBucketStore } from '../../src/upstream/redis-bucket-store.ts';
 import { createRedisConnection } from '../../src/upstream/redis-connection.ts';
 import { freezeDeep } from '../../src/upstream/frozen-value.ts';
-import { createResponseCache } from '../../src/upstream/response-cache.ts';
+import { createUpstreamCache } from '../../src/upstream/upstream-cache.ts';
 import { createSingleflight } from '../../src/upstream/singleflight.ts';
 import { createTokenBucketLimiter, type BucketStore } from '../../src/upstream/token-bucket.ts';
 import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/upstream-call.ts';
@@ -52,7 +52,7 @@ export async function cacheHitUs(detail: unknown): Promise<number> {
   };
   const client = createCachedUpstreamClient({
     inner,
-    cache: createResponseCache({
+    cache: createUpstreamCache({
       store: { type: 'memory', maxBytes: 64 << 20 },
       tagTtlMs: 3_600_000,
     }),

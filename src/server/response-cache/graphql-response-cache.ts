@@ -14,7 +14,7 @@
 import { hash } from 'node:crypto';
 import { stripIgnoredCharacters } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { ResponseCache } from '../../upstream/response-cache.ts';
+import type { UpstreamCache } from '../../upstream/upstream-cache.ts';
 import type { Replayability } from '../../upstream/request-facts.ts';
 
 /** The parts of a request that decide its response. */
@@ -111,7 +111,7 @@ interface HotReplay extends Replay {
 }
 
 export function createGraphqlResponseCache(
-  cache: ResponseCache,
+  cache: UpstreamCache,
   now: () => number = Date.now,
 ): GraphqlResponseCache {
   const hot = new LRUCache<string, HotReplay>({

@@ -15,14 +15,14 @@ import {
   redactTransactionPage,
   REDACTED,
 } from '../../../src/commerce/card-redaction.ts';
-import { COMMERCE_ROUTES } from '../../../src/commerce/commerce.routes.ts';
+import { COMMERCE_ROUTES } from '../../../src/commerce/commerce.upstream-routes.ts';
 import { upstreamRoutes } from '../../../src/graph/upstream-routes.ts';
 import { createCacheKeyer } from '../../../src/upstream/cache-key.ts';
 import { createCachePolicy } from '../../../src/upstream/cache-policy.ts';
 import { createCachedUpstreamClient } from '../../../src/upstream/cached-upstream-client.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import { createRedactingClient } from '../../../src/upstream/redacting-client.ts';
-import { createResponseCache } from '../../../src/upstream/response-cache.ts';
+import { createUpstreamCache } from '../../../src/upstream/upstream-cache.ts';
 import { createSingleflight } from '../../../src/upstream/singleflight.ts';
 import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
 import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
@@ -114,7 +114,7 @@ async function stack(store: Store) {
   const prefix = testPrefix('card-at-rest');
   const redis = store === 'redis' ? await connectTestRedis() : undefined;
   const connection = store === 'redis' ? await openTestConnection() : undefined;
-  const cache = createResponseCache({
+  const cache = createUpstreamCache({
     store: connection
       ? { type: 'redis', connection, prefix }
       : { type: 'memory', maxBytes: 8 << 20 },

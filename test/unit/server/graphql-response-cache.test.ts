@@ -1,15 +1,15 @@
 /** The whole-response cache's replay check: a write invalidates a kept replay at once. */
 import { describe, expect, it, vi } from 'vitest';
 import { createGraphqlResponseCache } from '../../../src/server/response-cache/graphql-response-cache.ts';
-import { createResponseCache, type ResponseCache } from '../../../src/upstream/response-cache.ts';
+import { createUpstreamCache, type UpstreamCache } from '../../../src/upstream/upstream-cache.ts';
 
 const memoryCache = () =>
-  createResponseCache({ store: { type: 'memory', maxBytes: 1024 * 1024 }, tagTtlMs: 600_000 });
+  createUpstreamCache({ store: { type: 'memory', maxBytes: 1024 * 1024 }, tagTtlMs: 600_000 });
 
 /** Stores one replayable response tagged `app:a1` and returns its key. */
 async function storedReplay(
   responses: ReturnType<typeof createGraphqlResponseCache>,
-  cache: ResponseCache,
+  cache: UpstreamCache,
 ) {
   const key = responses.keyOf({
     credentialId: 'cred',
@@ -53,7 +53,7 @@ describe('whole-response cache replay check', () => {
   it('reads the tag versions on every replay when another process may change them', async () => {
     const memory = memoryCache();
     // As the Redis store: no generation, so another replica's write is never missed.
-    const shared: ResponseCache = { ...memory, generation: undefined };
+    const shared: UpstreamCache = { ...memory, generation: undefined };
     const versions = vi.spyOn(shared, 'versions');
     const responses = createGraphqlResponseCache(shared);
     const key = await storedReplay(responses, shared);

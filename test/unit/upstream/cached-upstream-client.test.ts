@@ -14,7 +14,7 @@ import { upstreamRoutes } from '../../../src/graph/upstream-routes.ts';
 import { createCachedUpstreamClient } from '../../../src/upstream/cached-upstream-client.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import { createRequestFacts } from '../../../src/upstream/request-facts.ts';
-import { createResponseCache } from '../../../src/upstream/response-cache.ts';
+import { createUpstreamCache } from '../../../src/upstream/upstream-cache.ts';
 import { createSingleflight } from '../../../src/upstream/singleflight.ts';
 import type { UpstreamCall, UpstreamResponse } from '../../../src/upstream/upstream-call.ts';
 import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
@@ -39,7 +39,7 @@ function setup(answer: Answer = async (call) => ({ appId: call.params?.appId, n:
   };
   const client = createCachedUpstreamClient({
     inner,
-    cache: createResponseCache({
+    cache: createUpstreamCache({
       store: { type: 'memory', maxBytes: 1 << 20 },
       tagTtlMs: 3_600_000,
     }),

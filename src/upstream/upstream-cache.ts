@@ -1,5 +1,6 @@
 /**
- * The response cache behind the upstream client: keyv over a size-bounded in-memory LRU, or over
+ * The upstream cache, behind the upstream client (not the whole-response cache of
+ * `server/response-cache/`): keyv over a size-bounded in-memory LRU, or over
  * Redis (`@keyv/redis`) when `REDIS_URL` is set so that every replica shares it.
  *
  * Entries are keyed by the credential's HMAC id plus an HMAC of the request (never the token, never
@@ -36,13 +37,13 @@ export interface CacheLookup {
   readonly versions: Readonly<Record<string, string>>;
 }
 
-export interface ResponseCache {
+export interface UpstreamCache {
   /** Throws when the store cannot be read (the caller then goes upstream and stores nothing). */
   lookup(key: string, tags: readonly string[]): Promise<CacheLookup>;
   store(key: string, answer: CachedAnswer, ttlMs: number): Promise<void>;
   /** Drops these entries (the whole-response cache forgets what a credential no longer holds). */
   forget(keys: readonly string[]): Promise<void>;
-  /** The tags' current versions (the response cache checks an entry's own tags with it). */
+  /** The tags' current versions (the whole-response cache checks an entry's own tags with it). */
   versions(tags: readonly string[]): Promise<Record<string, string>>;
   /** Makes every entry carrying one of these tags invalid, for every credential. */
   invalidate(tags: readonly string[]): Promise<void>;
@@ -65,7 +66,7 @@ export type CacheStoreOptions =
     }
   | { readonly type: 'redis'; readonly connection: RedisConnection; readonly prefix: string };
 
-export interface ResponseCacheOptions {
+export interface UpstreamCacheOptions {
   readonly store: CacheStoreOptions;
   /** How long a tag version must outlive every entry that may carry it (ms). */
   readonly tagTtlMs: number;
@@ -128,7 +129,7 @@ function keyvPair(
   };
 }
 
-export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
+export function createUpstreamCache(options: UpstreamCacheOptions): UpstreamCache {
   /** Bumped after every change of a version this process makes (memory store: all of them). */
   let generation = 0;
   const { entries, tags } = keyvPair(options.store, () => {

@@ -1,13 +1,13 @@
-/** The keyv response cache, in memory and on Redis: entries, tag invalidation, bounds. */
+/** The keyv upstream cache, in memory and on Redis: entries, tag invalidation, bounds. */
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { createRedisConnection } from '../../../src/upstream/redis-connection.ts';
 import {
-  createResponseCache,
+  createUpstreamCache,
   type CachedAnswer,
-  type ResponseCache,
-} from '../../../src/upstream/response-cache.ts';
+  type UpstreamCache,
+} from '../../../src/upstream/upstream-cache.ts';
 import {
   REDIS_URL,
   keysUnder,
@@ -25,8 +25,8 @@ const answer = (data: unknown, versions: Record<string, string>): CachedAnswer =
   tags: versions,
 });
 
-function cacheCases(name: string, make: () => ResponseCache) {
-  describe(`${name} response cache`, () => {
+function cacheCases(name: string, make: () => UpstreamCache) {
+  describe(`${name} upstream cache`, () => {
     it('stores an answer and gives it back while its tags are unchanged', async () => {
       const cache = make();
       const miss = await cache.lookup('cred1:app:k1', ['app:a1']);
@@ -83,12 +83,12 @@ function cacheCases(name: string, make: () => ResponseCache) {
 }
 
 cacheCases('memory', () =>
-  createResponseCache({ store: { type: 'memory', maxBytes: 1024 * 1024 }, tagTtlMs: 600_000 }),
+  createUpstreamCache({ store: { type: 'memory', maxBytes: 1024 * 1024 }, tagTtlMs: 600_000 }),
 );
 
-describe('memory response cache bounds', () => {
+describe('memory upstream cache bounds', () => {
   it('stays within its byte budget, dropping the least recently used entries', async () => {
-    const cache = createResponseCache({
+    const cache = createUpstreamCache({
       store: { type: 'memory', maxBytes: 64 * 1024 },
       tagTtlMs: 600_000,
     });
@@ -105,7 +105,7 @@ describe('memory response cache bounds', () => {
   });
 
   it('bounds parsed answers by their heap weight, not by a count', async () => {
-    const cache = createResponseCache({
+    const cache = createUpstreamCache({
       store: { type: 'memory', maxBytes: 64 * 1024 },
       tagTtlMs: 600_000,
     });
@@ -123,7 +123,7 @@ describe('memory response cache bounds', () => {
   });
 
   it('hands every reader the same answer, frozen: no request can change what another reads', async () => {
-    const cache = createResponseCache({
+    const cache = createUpstreamCache({
       store: { type: 'memory', maxBytes: 1024 * 1024 },
       tagTtlMs: 600_000,
     });
@@ -139,7 +139,7 @@ describe('memory response cache bounds', () => {
   });
 
   it('drops every entry when it has to forget a tag version (never a resurrection)', async () => {
-    const cache = createResponseCache({
+    const cache = createUpstreamCache({
       store: { type: 'memory', maxBytes: 1024 * 1024, maxTags: 3 },
       tagTtlMs: 600_000,
     });
@@ -153,9 +153,9 @@ describe('memory response cache bounds', () => {
   });
 });
 
-describe('memory response cache generation', () => {
+describe('memory upstream cache generation', () => {
   it('changes whenever a tag version may have changed, and only then', async () => {
-    const cache = createResponseCache({
+    const cache = createUpstreamCache({
       store: { type: 'memory', maxBytes: 1024 * 1024, maxTags: 2 },
       tagTtlMs: 600_000,
     });
@@ -171,16 +171,16 @@ describe('memory response cache generation', () => {
   });
 });
 
-describe.skipIf(!testRedisAvailable)('redis response cache', () => {
+describe.skipIf(!testRedisAvailable)('redis upstream cache', () => {
   const prefix = testPrefix('cache');
   const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
   const redis = useTestRedis(prefix);
 
   // One cache for the block, as a process has one: every store it opens adds its listeners to the
   // shared connection for good (the keys are what the tests keep apart, here as between replicas).
-  let shared: ReturnType<typeof createResponseCache> | undefined;
+  let shared: ReturnType<typeof createUpstreamCache> | undefined;
   const make = () =>
-    (shared ??= createResponseCache({
+    (shared ??= createUpstreamCache({
       store: { type: 'redis', connection: redis.connection(), prefix },
       tagTtlMs: 600_000,
     }));
@@ -200,7 +200,7 @@ describe.skipIf(!testRedisAvailable)('redis response cache', () => {
     try {
       await other.usable();
       const a = make();
-      const b = createResponseCache({
+      const b = createUpstreamCache({
         store: { type: 'redis', connection: other, prefix },
         tagTtlMs: 600_000,
       });
@@ -230,7 +230,7 @@ describe.skipIf(!testRedisAvailable)('redis response cache', () => {
     });
     try {
       await dead.usable();
-      const cache = createResponseCache({
+      const cache = createUpstreamCache({
         store: { type: 'redis', connection: dead, prefix },
         tagTtlMs: 600_000,
       });
