@@ -1,9 +1,8 @@
 /**
- * The token bucket algorithm, run against both stores: memory and Redis (one Lua script on Redis
- * TIME). Same cases, real time with short windows (Redis's clock cannot be faked).
+ * The token bucket algorithm, run against both stores: memory and Redis (one Lua script, on Redis
+ * TIME unless the caller gives the time). Same cases, on a clock each test moves itself.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { ErrorCode } from '../../../src/errors/error-codes.ts';
@@ -13,20 +12,26 @@ import { createRedisBucketStore } from '../../../src/upstream/redis-bucket-store
 import { createRedisConnection } from '../../../src/upstream/redis-connection.ts';
 import type { RouteClass } from '../../../src/upstream/upstream-routes.ts';
 import {
+  PROBE_POLL_MS,
   createTokenBucketLimiter,
   type BucketStore,
   type CredentialBudget,
 } from '../../../src/upstream/token-bucket.ts';
+import { manualClock, until, type ManualClock } from '../../support/clock.ts';
 import { REDIS_URL, testPrefix, testRedisAvailable, useTestRedis } from '../../support/redis.ts';
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
-const CLASS: RouteClass = { name: 'test-class', limit: 3, windowMs: 400, perCredential: false };
+const CLASS: RouteClass = { name: 'test-class', limit: 3, windowMs: 60_000, perCredential: false };
 const PER_CREDENTIAL: RouteClass = { ...CLASS, name: 'per-cred', perCredential: true };
 
 let n = 0;
 const fresh = () => `cred-${process.pid}-${Date.now()}-${(n += 1)}`;
 
-type StoreFactory = (budget: CredentialBudget, share?: number) => BucketStore;
+type StoreFactory = (
+  budget: CredentialBudget,
+  share: number | undefined,
+  now: () => number,
+) => BucketStore;
 
 /**
  * A credential the upstream has answered (an answer without RateLimit headers): its view is fresh,
@@ -46,8 +51,15 @@ async function takeN(store: BucketStore, id: string, count: number, routeClass?:
 
 function bucketCases(name: string, factory: () => StoreFactory) {
   describe(`${name} bucket store`, () => {
+    let clock: ManualClock;
+    beforeEach(() => {
+      clock = manualClock();
+    });
+    const make = (budget: CredentialBudget, share?: number) =>
+      factory()(budget, share, () => clock.now());
+
     it('gives the capacity, then refuses with the wait for the next token', async () => {
-      const store = factory()({ capacity: 5, windowMs: 60_000 });
+      const store = make({ capacity: 5, windowMs: 60_000 });
       const id = await known(store);
       const verdicts = await takeN(store, id, 6);
       expect(verdicts.slice(0, 5).every((v) => v.allowed)).toBe(true);
@@ -59,7 +71,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it('is lowered by RateLimit-Remaining, never raised by it', async () => {
-      const store = factory()({ capacity: 10, windowMs: 60_000 });
+      const store = make({ capacity: 10, windowMs: 60_000 });
       const id = fresh();
       await store.take(id, undefined);
       expect(await store.correct(id, undefined, { remaining: 3, resetMs: 30_000 })).toMatchObject({
@@ -74,7 +86,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it('takes the lower RateLimit-Limit as its capacity', async () => {
-      const store = factory()({ capacity: 10, windowMs: 60_000 });
+      const store = make({ capacity: 10, windowMs: 60_000 });
       const id = fresh();
       expect(await store.correct(id, undefined, { limit: 4 })).toMatchObject({
         limit: 4,
@@ -84,30 +96,33 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it('is full again when the known window ends', async () => {
-      const store = factory()({ capacity: 3, windowMs: 60_000 });
+      const store = make({ capacity: 3, windowMs: 60_000 });
       const id = await known(store);
       await takeN(store, id, 3);
-      await store.correct(id, undefined, { remaining: 0, resetMs: 250 });
+      await store.correct(id, undefined, { remaining: 0, resetMs: 30_000 });
       expect((await store.take(id, undefined)).allowed).toBe(false);
-      await sleep(300);
+      await clock.advance(29_999);
+      expect((await store.take(id, undefined)).allowed).toBe(false);
+      await clock.advance(1);
       const verdict = await store.take(id, undefined);
       expect(verdict).toMatchObject({ allowed: true, budget: { limit: 3, remaining: 2 } });
     });
 
     it('is emptied by a 429 until the reset it names', async () => {
-      const store = factory()({ capacity: 10, windowMs: 60_000 });
+      const store = make({ capacity: 10, windowMs: 60_000 });
       const id = fresh();
-      const after = await store.correct(id, undefined, { blockMs: 200 });
-      expect(after).toMatchObject({ remaining: 0, resetSec: 1 });
+      const after = await store.correct(id, undefined, { blockMs: 20_000 });
+      expect(after).toMatchObject({ remaining: 0, resetSec: 20 });
       const denied = await store.take(id, undefined);
-      expect(denied.allowed).toBe(false);
-      expect(denied.waitMs).toBeLessThanOrEqual(200);
-      await sleep(250);
+      expect(denied).toMatchObject({ allowed: false, waitMs: 20_000 });
+      await clock.advance(19_999);
+      expect((await store.take(id, undefined)).allowed).toBe(false);
+      await clock.advance(1);
       expect((await store.take(id, undefined)).allowed).toBe(true);
     });
 
     it('peeks without spending', async () => {
-      const store = factory()({ capacity: 7, windowMs: 60_000 });
+      const store = make({ capacity: 7, windowMs: 60_000 });
       const id = fresh();
       expect(await store.peek(id)).toEqual({ limit: 7, remaining: 7, resetSec: 0 });
       await store.take(id, undefined);
@@ -116,7 +131,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it('keeps a route class to its limit in any window, across credentials', async () => {
-      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const store = make({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...CLASS, name: `class-${fresh()}` };
       const [a, b] = [await known(store), await known(store)];
       const first = [
@@ -125,16 +140,18 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       ];
       expect(first.map((v) => v.allowed)).toEqual([true, true, true, false]);
       expect(first[3]).toMatchObject({ deniedBy: 'route-class' });
-      expect(first[3]?.waitMs).toBeGreaterThan(0);
-      expect(first[3]?.waitMs).toBeLessThanOrEqual(400);
+      // The oldest call leaves the window a whole window after it was made.
+      expect(first[3]?.waitMs).toBe(routeClass.windowMs);
       // A refused call spends nothing from the credential's bucket.
       expect(first[3]?.budget.remaining).toBe(99); // b: one allowed, one refused
-      await sleep(450);
+      await clock.advance(routeClass.windowMs - 1);
+      expect((await store.take(b, routeClass)).allowed).toBe(false);
+      await clock.advance(1);
       expect((await store.take(b, routeClass)).allowed).toBe(true);
     });
 
     it('keeps per-credential classes apart', async () => {
-      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const store = make({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...PER_CREDENTIAL, name: `pc-${fresh()}` };
       const [a, b] = [await known(store), await known(store)];
       expect((await takeN(store, a, 4, routeClass)).map((v) => v.allowed)).toEqual([
@@ -147,12 +164,12 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it("blocks only the route class on the class's own 429", async () => {
-      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const store = make({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...CLASS, name: `blk-${fresh()}` };
       const id = fresh();
       await store.correct(id, routeClass, {
         remaining: 50,
-        blockMs: 300,
+        blockMs: 60_000,
         blockRouteClass: true,
       });
       expect(await store.take(id, routeClass)).toMatchObject({
@@ -163,7 +180,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it('lets one probe out for a credential it has not heard of, then what the answer leaves', async () => {
-      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const store = make({ capacity: 100, windowMs: 60_000 });
       const id = fresh();
       expect(await store.take(id, undefined)).toMatchObject({ allowed: true });
       const waiting = await store.take(id, undefined);
@@ -177,7 +194,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it('keeps a token the upstream refused (401) unproven: its next call is a probe again', async () => {
-      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const store = make({ capacity: 100, windowMs: 60_000 });
       const id = fresh();
       expect((await store.take(id, undefined)).allowed).toBe(true);
       await store.correct(id, undefined, {
@@ -191,7 +208,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it("gives a 401'd call its route-class slot back, but not its place in the unproven pool", async () => {
-      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const store = make({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...CLASS, limit: 4, name: `refund-${fresh()}` };
       const [tenant, other] = [await known(store), await known(store)];
       expect((await takeN(store, tenant, 3, routeClass)).every((v) => v.allowed)).toBe(true);
@@ -206,29 +223,28 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it('probes again once the known window has ended', async () => {
-      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const store = make({ capacity: 100, windowMs: 60_000 });
       const id = await known(store);
-      await store.correct(id, undefined, { remaining: 50, resetMs: 150 });
+      await store.correct(id, undefined, { remaining: 50, resetMs: 30_000 });
       expect((await takeN(store, id, 2)).every((v) => v.allowed)).toBe(true);
-      await sleep(200);
+      await clock.advance(30_000);
       expect((await store.take(id, undefined)).allowed).toBe(true);
       expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
     });
 
     it('honours a Retry-After longer than the window for one window, then probes', async () => {
-      const store = factory()({ capacity: 100, windowMs: 300 });
+      const store = make({ capacity: 100, windowMs: 60_000 });
       const id = await known(store);
       await store.correct(id, undefined, { blockMs: 86_400_000 });
       const blocked = await store.take(id, undefined);
-      expect(blocked).toMatchObject({ allowed: false, deniedBy: 'credential' });
-      expect(blocked.waitMs).toBeLessThanOrEqual(300);
-      await sleep(350);
+      expect(blocked).toMatchObject({ allowed: false, deniedBy: 'credential', waitMs: 60_000 });
+      await clock.advance(60_000);
       expect((await store.take(id, undefined)).allowed).toBe(true);
       expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
     });
 
     it("keeps a fifth of a class every credential shares out of any one credential's reach", async () => {
-      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const store = make({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...CLASS, limit: 10, name: `fair-${fresh()}` };
       const [a, b] = [await known(store), await known(store)];
       const burst = await takeN(store, a, 9, routeClass);
@@ -238,7 +254,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it('lets credentials the upstream never answered take at most a quarter of a shared class', async () => {
-      const store = factory()({ capacity: 100, windowMs: 60_000 });
+      const store = make({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...CLASS, limit: 8, name: `unproven-${fresh()}` };
       // Three new tokens (junk, or not yet answered): one probe each, two fit in the quarter.
       const strangers = [fresh(), fresh(), fresh()];
@@ -250,7 +266,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     });
 
     it('hands out only its share of every limit', async () => {
-      const store = factory()({ capacity: 40, windowMs: 60_000 }, 0.25);
+      const store = make({ capacity: 40, windowMs: 60_000 }, 0.25);
       const id = await known(store);
       const verdicts = await takeN(store, id, 11);
       expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
@@ -259,7 +275,10 @@ function bucketCases(name: string, factory: () => StoreFactory) {
   });
 }
 
-bucketCases('memory', () => (budget, share) => createMemoryBucketStore({ budget, share }));
+bucketCases(
+  'memory',
+  () => (budget, share, now) => createMemoryBucketStore({ budget, share, now }),
+);
 
 describe('a fallback share', () => {
   it('applies to what the upstream says is left, not only to the capacity', async () => {
@@ -279,10 +298,31 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
   const prefix = testPrefix('bucket');
   const redis = useTestRedis(prefix);
 
-  bucketCases('redis', () => (budget, share) => {
+  bucketCases('redis', () => (budget, share, now) => {
     // The Redis store holds the whole budget; a share only exists for the local fallback.
     const scaled = share ? { ...budget, capacity: Math.floor(budget.capacity * share) } : budget;
-    return createRedisBucketStore({ client: redis.connection().client, budget: scaled, prefix });
+    return createRedisBucketStore({
+      client: redis.connection().client,
+      budget: scaled,
+      prefix,
+      now,
+    });
+  });
+
+  it("runs on Redis's clock when the caller gives none", async () => {
+    const store = createRedisBucketStore({
+      client: redis.connection().client,
+      budget: { capacity: 5, windowMs: 60_000 },
+      prefix,
+    });
+    const id = fresh();
+    const [before] = (await redis.admin().sendCommand(['TIME'])) as [string, string];
+    await store.correct(id, undefined, { resetMs: 30_000 });
+    const [after] = (await redis.admin().sendCommand(['TIME'])) as [string, string];
+    const resetAt = Number(await redis.admin().hGet(`${prefix}:bucket:${id}`, 'resetAt'));
+    // Whole seconds of Redis TIME around the call bracket the script's own reading of it.
+    expect(resetAt - 30_000).toBeGreaterThanOrEqual(Number(before) * 1000);
+    expect(resetAt - 30_000).toBeLessThan((Number(after) + 1) * 1000);
   });
 
   it('never lets two replicas together take more than the window, however they race', async () => {
@@ -321,28 +361,54 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
   });
 });
 
+/** A clock that moves only when the limiter sleeps: each wait is recorded, none is real. */
+function sleepRecorder() {
+  const clock = manualClock();
+  const slept: number[] = [];
+  return {
+    slept,
+    now: clock.now,
+    sleep: async (ms: number) => {
+      slept.push(ms);
+      await clock.advance(ms);
+    },
+  };
+}
+
 describe('token bucket limiter', () => {
   it('waits for a token that comes within the allowed wait', async () => {
+    const time = sleepRecorder();
     const limiter = createTokenBucketLimiter({
-      store: createMemoryBucketStore({ budget: { capacity: 10, windowMs: 1_000 } }),
+      store: createMemoryBucketStore({ budget: { capacity: 10, windowMs: 1_000 }, now: time.now }),
       maxWaitMs: 250,
+      now: time.now,
+      sleep: time.sleep,
     });
     const id = fresh();
     await limiter.observe(id, undefined, {});
     for (let i = 0; i < 10; i += 1) await limiter.acquire(id, undefined);
-    const started = Date.now();
-    await limiter.acquire(id, undefined); // the next token comes 100 ms later
-    expect(Date.now() - started).toBeGreaterThanOrEqual(80);
+    expect(time.slept).toEqual([]);
+    await limiter.acquire(id, undefined);
+    // One token per windowMs / capacity: the next one comes 100 ms later, and one wait gets it.
+    expect(time.slept).toEqual([100]);
   });
 
   it('fails with RATE_LIMITED and retryAfterSec when waiting would not help', async () => {
-    const store = createMemoryBucketStore({ budget: { capacity: 2, windowMs: 60_000 } });
-    const limiter = createTokenBucketLimiter({ store, maxWaitMs: 250 });
+    const time = sleepRecorder();
+    const store = createMemoryBucketStore({
+      budget: { capacity: 2, windowMs: 60_000 },
+      now: time.now,
+    });
+    const limiter = createTokenBucketLimiter({
+      store,
+      maxWaitMs: 250,
+      now: time.now,
+      sleep: time.sleep,
+    });
     const id = fresh();
     await limiter.observe(id, undefined, { remaining: 0, resetMs: 42_000 });
-    const started = Date.now();
     const error = await limiter.acquire(id, undefined).catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(100); // no pointless wait
+    expect(time.slept).toEqual([]); // no pointless wait
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({
       code: ErrorCode.RATE_LIMITED,
@@ -351,8 +417,17 @@ describe('token bucket limiter', () => {
   });
 
   it("holds a stale credential's calls for its probe's answer, then lets out only what is left", async () => {
-    const store = createMemoryBucketStore({ budget: { capacity: 600, windowMs: 1_399_000 } });
-    const limiter = createTokenBucketLimiter({ store, maxWaitMs: 250 });
+    const clock = manualClock();
+    const store = createMemoryBucketStore({
+      budget: { capacity: 600, windowMs: 1_399_000 },
+      now: clock.now,
+    });
+    const limiter = createTokenBucketLimiter({
+      store,
+      maxWaitMs: 250,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
     const id = fresh();
     // One query with 20 root fields: 20 calls at once, for a credential another client has used.
     const outcomes = Array.from({ length: 20 }, () =>
@@ -361,9 +436,11 @@ describe('token bucket limiter', () => {
         () => 'refused',
       ),
     );
-    await sleep(50);
+    // One call is the probe; the other 19 wait for its answer.
+    await until(() => clock.sleeping === 19, "19 calls waiting for the probe's answer");
     // The probe's answer: 5 left in the window.
     await limiter.observe(id, undefined, { limit: 600, remaining: 5, resetMs: 600_000 });
+    await clock.advance(PROBE_POLL_MS);
     const settled = await Promise.all(outcomes);
     expect(settled.filter((o) => o === 'sent')).toHaveLength(1 + 5);
     expect(settled.filter((o) => o === 'refused')).toHaveLength(14);
