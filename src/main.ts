@@ -12,13 +12,13 @@ import type { Config } from './config.ts';
 
 /*
  * Node's compile cache — the type-stripped sources and V8's code — for every module loaded after
- * this line, so a restart does not strip and compile some 300 modules again (about a fifth of
- * start-up). Hence the dynamic imports below: a static one would load before this runs. It lives
+ * this line, so a restart does not strip and compile some 300 modules again, on every
+ * start-up. Hence the dynamic imports below: a static one would load before this runs. It lives
  * beside the dependencies, owned by the user that runs Weft; entries are keyed by Node's version
  * and each file's content, and where the directory cannot be written Node simply goes without.
  * `npm start` and the image also set NODE_COMPILE_CACHE to the same directory, which turns it on
  * before this file loads: then not even this file is stripped again and Node's type stripper is
- * never loaded (another ~5–10 % of start-up); this call covers `node src/main.ts` run by hand.
+ * never loaded (less work again at start-up); this call covers `node src/main.ts` run by hand.
  */
 enableCompileCache(
   fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),

@@ -5,8 +5,8 @@
  *
  * graphql-scalars serializes to a `Date` object, which `JSON.stringify` turns into that same text
  * through `Date.prototype.toJSON`. But a result holding objects with `toJSON` cannot take V8's fast
- * JSON serializer: a dashboard's `data` (8.5 KB, 35 dates) took ~150 µs to encode, ~85 with strings
- * (of ~4 ms a dashboard miss costs). A string keeps every answer plain JSON data (responses, the
+ * JSON serializer: one date anywhere sends the whole answer down the slow path (docs/performance.md
+ * "Decisions"). A string keeps every answer plain JSON data (responses, the
  * response cache, graphql-ws and SSE alike), byte for byte what was sent before.
  */
 import { GraphQLScalarType } from 'graphql';

@@ -4,7 +4,7 @@
  * operations and route templates only: never a token, a variable, an id or a raw path.
  *
  * Only a gateway with `TRACING=log` loads this module and OpenTelemetry (create-gateway.ts imports it
- * when asked; everything else refers to it by type): the SDK is about a tenth of start-up.
+ * when asked; everything else refers to it by type): loading the SDK would slow every start-up.
  */
 import {
   ROOT_CONTEXT,

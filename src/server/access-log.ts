@@ -3,7 +3,7 @@
  * path without its query string), the status and the response time — and, for a GraphQL operation,
  * what its operation line said before (name, error count and codes, its own duration, a replay).
  * One line instead of Fastify's "incoming request" + "request completed" pair beside an operation
- * line: at thousands of cached answers a second the log lines were a tenth of each one's cost, and
+ * line: at thousands of cached answers a second every extra line is paid by every answer, and
  * the one line holds everything an operator greps for. "incoming request" is logged at `debug` (to
  * see a request that never finishes); failures keep Fastify's own lines.
  *
@@ -21,7 +21,7 @@ declare module 'fastify' {
 
 /**
  * Only what the logger's `req` serializer reads: handed the request object itself, pino's redaction
- * cloned that whole object on every line (a tenth of a replayed answer's cost).
+ * cloned that whole object on every line, where these three fields are all a line needs.
  */
 const requestRecord = (request: FastifyRequest) => ({
   id: request.id,

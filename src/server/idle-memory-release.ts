@@ -3,13 +3,13 @@
  * semi-space bound (2 × 32 MiB) and lets the old generation fill with garbage between full
  * collections; when the load stops, nothing shrinks them again: V8's own memory reducer waits for a
  * low allocation rate that it measures only at collections, and an idle process has none, so a
- * process that had served a burst kept its peak RSS (~330 MiB after the peers benchmark's load
- * phases, ~170 MiB once collected).
+ * process that had served a burst kept its peak RSS, though most of it was garbage and empty
+ * young-generation room.
  *
  * So when no request has arrived for `idleMs` and the heap has grown by at least `growthBytes` since
  * the last release (or since start-up), one memory-reducing full collection runs (V8's "last
  * resort" flavour: it compacts and gives the freed pages and the young generation's room back to
- * the system). It blocks the event loop for ~0.1–0.2 s, which is why it waits for a quiet moment
+ * the system). It blocks the event loop while it runs, which is why it waits for a quiet moment
  * and runs once per burst, never under load. It needs `globalThis.gc` (`node --expose-gc`, as
  * `npm start` and the image run Weft); without it nothing happens.
  */

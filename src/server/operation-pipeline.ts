@@ -68,7 +68,7 @@ export interface OperationPipeline {
 /**
  * Characters of document text whose verdicts are remembered (the texts are the keys: a lookup
  * hashes the text once, and the response cache's lookup of the same string reuses that hash, where
- * a SHA-256 key cost a tenth of a replayed answer's CPU).
+ * a SHA-256 key would hash every request's document again).
  */
 const REMEMBERED_DOCUMENT_CHARS = 4 * 1024 * 1024;
 

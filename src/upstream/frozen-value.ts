@@ -5,8 +5,8 @@
  * Frozen, a shared answer cannot be changed by one request under another (a write throws in strict
  * code). The weight is an estimate of V8's own layout on 64-bit builds (a tagged field is 8 bytes),
  * so that the cache's byte bound bounds what the entries hold on the heap, not the length of the
- * text they came from. It errs high: ~1.2× what V8 really uses for the simulator's pages (1.3–1.7×
- * their JSON text), never less (`npm run bench` prints the estimate against the heap used).
+ * text they came from. It errs high, never low, so that the bound holds on the heap too
+ * (`npm run bench` prints the estimate against the heap used).
  */
 
 /** Map, properties and elements pointers; each in-object property one more field. */

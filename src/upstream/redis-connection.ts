@@ -6,7 +6,7 @@
  * timeout, so the first requests use Redis when it is there.
  *
  * Only a gateway with REDIS_URL loads this module (create-upstream-stack.ts imports it when asked):
- * the Redis client libraries are a tenth of start-up, and every other module refers to Redis by
+ * the Redis client libraries are slow to load, and every other module refers to Redis by
  * type or through the connection, so a gateway without Redis never loads them.
  */
 import KeyvRedis, { type KeyvRedisOptions } from '@keyv/redis';

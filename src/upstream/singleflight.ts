@@ -18,8 +18,8 @@ export interface Singleflight {
  * the process and its keys keep changing, so V8 keeps replacing its table; a replaced table in the
  * old generation is garbage that only a full collection frees, and until then every young value
  * still in its slots — the calls in flight when it was replaced — survives each scavenge and is
- * promoted with the answer it resolved to (1.5 MB a scavenge on uncached single reads, against
- * 0.1 MB without the map; docs/performance.md). An emptied box is all a stale slot keeps.
+ * promoted with the answer it resolved to, scavenge after scavenge (docs/performance.md). An
+ * emptied box is all a stale slot keeps.
  */
 interface Flight {
   call: Promise<unknown> | undefined;

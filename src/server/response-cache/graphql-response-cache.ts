@@ -95,9 +95,9 @@ interface StoredReplay {
 
 /**
  * Bytes of encoded bodies kept in this process beside the shared cache. A replay then costs a tag
- * check and a socket write: no JSON parse of the entry and no UTF-8 encoding of an 8 KB body per hit
- * (together about a fifth of a hit's CPU). Bounded in bytes; the shared cache stays the authority on
- * what exists, and the tag versions on what is still valid.
+ * check and a socket write: no JSON parse of the entry and no UTF-8 encoding of its body per hit
+ * (work every replay of the same answer would repeat). Bounded in bytes; the shared cache stays
+ * the authority on what exists, and the tag versions on what is still valid.
  */
 const HOT_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -105,7 +105,7 @@ interface HotReplay extends Replay {
   readonly tags: Readonly<Record<string, string>>;
   /**
    * The cache's generation when the tags were last found current: while it is unchanged, no read
-   * of the versions is needed (a tenth of a replay's cost).
+   * of the versions is needed (each would be a store read on every replay).
    */
   checkedAt: number | undefined;
 }
