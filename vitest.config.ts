@@ -8,6 +8,8 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
   test: {
+    // After the default summary: what `WEFT_TEST_WITHOUT` skipped (test/support/requirements.ts).
+    reporters: ['default', './test/support/skipped-requirements-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores: integration files each start a simulator and a gateway; keep the pool small.

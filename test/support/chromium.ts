@@ -1,17 +1,21 @@
 /**
  * Debian's Chromium (no downloaded browser), headless, with a fresh profile, for the browser tests.
- * Without Chromium those tests are skipped locally; with CI=true they run and fail (`.ci/run`
- * installs it), like the tests that need Redis.
+ * Without Chromium the files that need it fail, saying how to install it; only
+ * `WEFT_TEST_WITHOUT=chromium` skips them (never with CI=true), like the tests that need Redis
+ * (`requirements.ts`).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { decide } from './requirements.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 
-export const chromiumMissing = !existsSync(CHROMIUM) && process.env.CI !== 'true';
+/** True only when `WEFT_TEST_WITHOUT=chromium` skips the browser tests; a missing Chromium throws. */
+export const chromiumMissing =
+  decide('chromium', existsSync(CHROMIUM), process.env, `no ${CHROMIUM}`) === 'skip';
 
 const CHROMIUM_ARGS = [
   '--headless',

@@ -1,7 +1,8 @@
 /**
  * Real Redis for the tests where Redis is the subject (REDIS_URL, default redis://127.0.0.1:6379).
- * Locally a missing Redis skips those tests; with CI=true it fails them, so CI cannot go green
- * without having run them. Every test uses its own key prefix and deletes its keys afterwards.
+ * A missing Redis fails the files that need it, saying how to start one; only
+ * `WEFT_TEST_WITHOUT=redis` skips them (never with CI=true), and the run's summary counts them
+ * (`requirements.ts`). Every test uses its own key prefix and deletes its keys afterwards.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -12,6 +13,7 @@ import {
   createRedisConnection,
   type RedisConnection,
 } from '../../src/upstream/redis-connection.ts';
+import { decide, optedOut } from './requirements.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -39,15 +41,12 @@ export async function redisAnswers(): Promise<boolean> {
 }
 
 /**
- * Whether the Redis tests run: true when Redis answers; false (skip) when it does not, unless
- * CI=true, where a missing Redis throws.
+ * Whether the Redis tests run: true when Redis answers; false (skip) only with
+ * `WEFT_TEST_WITHOUT=redis`; otherwise a missing Redis throws, saying how to start one.
  */
 export async function redisForTests(): Promise<boolean> {
-  const up = await redisAnswers();
-  if (!up && process.env.CI === 'true') {
-    throw new Error(`Redis is required in CI (CI=true) but does not answer at ${REDIS_URL}`);
-  }
-  return up;
+  const up = optedOut(process.env).has('redis') ? false : await redisAnswers();
+  return decide('redis', up, process.env, `nothing answers at ${REDIS_URL}`) === 'run';
 }
 
 export const testRedisAvailable = await redisForTests();

@@ -1,0 +1,58 @@
+/**
+ * The test suite's own policy for what the machine lacks: a missing Redis or Chromium fails the run
+ * with the command that provides it, unless `WEFT_TEST_WITHOUT` names it; CI skips nothing; and the
+ * skipped tests are counted for the run's summary.
+ */
+import { describe, expect, it } from 'vitest';
+import { decide, optedOut } from '../support/requirements.ts';
+import { skippedFor } from '../support/skipped-requirements-reporter.ts';
+
+describe('what the tests need from the machine', () => {
+  it('runs the tests of a requirement that is there', () => {
+    expect(decide('redis', true, {})).toBe('run');
+    expect(decide('chromium', true, { CI: 'true' })).toBe('run');
+  });
+
+  it('fails without Redis, with the command that starts it and the way to opt out', () => {
+    expect(() => decide('redis', false, {})).toThrow(
+      /Redis is missing.*redis-server --daemonize yes --port 6379 --save "" --appendonly no.*apt-get install redis-server.*WEFT_TEST_WITHOUT=redis npm test/,
+    );
+  });
+
+  it('fails without Chromium, with the command that installs it', () => {
+    expect(() => decide('chromium', false, {})).toThrow(
+      /Chromium is missing.*apt-get install chromium.*WEFT_TEST_WITHOUT=chromium npm test/,
+    );
+  });
+
+  it('skips only what WEFT_TEST_WITHOUT names', () => {
+    const env = { WEFT_TEST_WITHOUT: 'redis' };
+    expect(decide('redis', false, env)).toBe('skip');
+    expect(() => decide('chromium', false, env)).toThrow(/Chromium is missing/);
+    expect(optedOut({ WEFT_TEST_WITHOUT: ' Redis , chromium' })).toEqual(
+      new Set(['redis', 'chromium']),
+    );
+  });
+
+  it('refuses a name it does not know, rather than skipping nothing quietly', () => {
+    expect(() => optedOut({ WEFT_TEST_WITHOUT: 'redsi' })).toThrow(/unknown "redsi"/);
+  });
+
+  it('skips nothing in CI, even when asked to', () => {
+    expect(() => decide('redis', false, { CI: 'true' })).toThrow(/Redis is missing/);
+    expect(() => decide('redis', true, { CI: 'true', WEFT_TEST_WITHOUT: 'redis' })).toThrow(
+      /CI runs every test/,
+    );
+  });
+
+  it("counts the skipped tests of the files that import the requirement's support module", () => {
+    const modules = [
+      { source: `import { testRedisAvailable } from '../../support/redis.ts';`, skipped: 7 },
+      { source: `import { chromiumMissing } from '../../support/chromium.ts';`, skipped: 3 },
+      { source: `import { drainKeys } from '../../support/redis.ts';`, skipped: 0 },
+      { source: `import { startStack } from '../../support/gateway-harness.ts';`, skipped: 2 },
+    ];
+    expect(skippedFor('redis', modules)).toEqual({ tests: 7, files: 1 });
+    expect(skippedFor('chromium', modules)).toEqual({ tests: 3, files: 1 });
+  });
+});
