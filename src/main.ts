@@ -57,12 +57,22 @@ async function startEmbeddedUpstream() {
     faultRate: config.SIM_FAULT_RATE,
   });
   const url = await simulator.listen(0);
-  logger.warn({ upstream: url }, 'serving the embedded upstream simulator (fake data)');
   return { url, close: () => simulator.close() };
 }
 
 const embedded = config.UPSTREAM === 'embedded' ? await startEmbeddedUpstream() : undefined;
-const gateway = await createGateway(config, logger, embedded?.url ?? config.UPSTREAM_URL!);
+// A configuration can also be refused while the gateway is assembled (a TTL override naming a cache
+// kind no upstream route declares): the same one line and exit 1, before anything is logged.
+const gateway = await createGateway(config, logger, embedded?.url ?? config.UPSTREAM_URL!).catch(
+  (error: unknown) => {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  },
+);
+if (embedded) {
+  logger.warn({ upstream: embedded.url }, 'serving the embedded upstream simulator (fake data)');
+}
 
 closeWithGrace(
   {

@@ -8,7 +8,7 @@
  * are global, not per credential: a write by one credential makes every credential's copy stale (two
  * tokens of one account see the same records); each credential's entries stay under its own keys.
  */
-import type { CacheKind } from '../config.ts';
+import { ConfigError } from '../config.ts';
 import { operationTypeOf } from './graphql-operation.ts';
 import type { HttpMethod, QueryValue, UpstreamCall } from './upstream-call.ts';
 
@@ -23,8 +23,11 @@ export interface CallParts {
 }
 
 export interface CacheRule {
-  /** The resource kind: a row of the TTL table, overridable by `CACHE_TTL_OVERRIDES`. */
-  readonly kind: CacheKind;
+  /**
+   * The resource kind: a row of the TTL table, overridable by `CACHE_TTL_OVERRIDES`. The kinds are
+   * exactly those the route declarations name: an override is checked against them.
+   */
+  readonly kind: string;
   readonly ttlSec: number;
   /** The TTL of one answer, from the kind's TTL (e.g. 0 for a state still moving). */
   readonly ttlOf?: (data: unknown, ttlSec: number) => number;
@@ -108,8 +111,8 @@ interface PolicyTable {
 /** The TTL table (docs/efficiency.md "Cache"): kind, TTL, routes. */
 export function cacheKinds(
   table: PolicyTable,
-): { kind: CacheKind; ttlSec: number; routes: string[] }[] {
-  const rows = new Map<CacheKind, { kind: CacheKind; ttlSec: number; routes: string[] }>();
+): { kind: string; ttlSec: number; routes: string[] }[] {
+  const rows = new Map<string, { kind: string; ttlSec: number; routes: string[] }>();
   for (const { method, route, cache } of table.routes) {
     if (cache.type !== 'cache' && cache.type !== 'graphql') continue;
     const row = rows.get(cache.rule.kind) ?? {
@@ -134,13 +137,29 @@ export interface CachePolicy {
 }
 
 /**
- * The policy of the declared routes, with the configured TTL overrides. An undeclared route is
- * passed through uncached (and, as a write, invalidates nothing: every route is declared, tested).
+ * Refuses TTL overrides that name a kind no declared route has (a typo would otherwise change
+ * nothing, silently), naming them and the kinds there are.
+ */
+function refuseUnknownKinds(table: PolicyTable, overrides: ReadonlyMap<string, number>): void {
+  const known = cacheKinds(table).map((row) => row.kind);
+  const unknown = [...overrides.keys()].filter((kind) => !known.includes(kind));
+  if (unknown.length === 0) return;
+  const named = unknown.map((kind) => `"${kind}"`).join(', ');
+  throw new ConfigError(
+    `Invalid configuration: CACHE_TTL_OVERRIDES: unknown kind${unknown.length > 1 ? 's' : ''} ${named} (known: ${known.join(', ')})`,
+  );
+}
+
+/**
+ * The policy of the declared routes, with the configured TTL overrides (refused with a
+ * {@link ConfigError} when one names no declared kind). An undeclared route is passed through
+ * uncached (and, as a write, invalidates nothing: every route is declared, tested).
  */
 export function createCachePolicy(
   table: PolicyTable,
-  overrides: ReadonlyMap<CacheKind, number> = new Map(),
+  overrides: ReadonlyMap<string, number> = new Map(),
 ): CachePolicy {
+  refuseUnknownKinds(table, overrides);
   const ttlOfKind = (rule: CacheRule) => overrides.get(rule.kind) ?? rule.ttlSec;
   const cacheDecision = (rule: CacheRule, parts: CallParts): CacheDecision => ({
     type: 'cache',

@@ -64,6 +64,8 @@ export async function createUpstreamStack(
   observers: UpstreamObservers = {},
 ): Promise<UpstreamStack> {
   const { metrics } = observers;
+  // First: an override naming no declared cache kind stops the start-up before anything connects.
+  const cachePolicy = createCachePolicy(routes, config.CACHE_TTL_OVERRIDES);
   const log = logger.child({ component: 'upstream' });
   const redis: RedisConnection | undefined = config.REDIS_URL
     ? (await import('./redis-connection.ts')).createRedisConnection({
@@ -157,7 +159,7 @@ export async function createUpstreamStack(
     client = createCachedUpstreamClient({
       inner: core,
       cache,
-      policy: createCachePolicy(routes, overrides),
+      policy: cachePolicy,
       keyOf: createCacheKeyer(config.CREDENTIAL_HMAC_SECRET ?? randomBytes(32).toString('hex')),
       singleflight: createSingleflight(),
       staleMaxAgeMs,

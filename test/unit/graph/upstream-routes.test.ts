@@ -2,7 +2,8 @@
  * The upstream routes the domains declare, read through the stack's cache policy: coverage of every
  * upstream route, TTLs, tags, invalidation, limits, circuits, redaction.
  */
-import { CACHE_KINDS, loadConfig } from '../../../src/config.ts';
+import { readFileSync } from 'node:fs';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { describe, expect, it } from 'vitest';
 import { upstreamRoutes } from '../../../src/graph/upstream-routes.ts';
 import {
@@ -374,8 +375,36 @@ describe('cache policy', () => {
     expect(decision).toMatchObject({ type: 'cache', ttlSec: 1 });
   });
 
-  it('uses exactly the cache kinds the configuration knows', () => {
-    expect(new Set(cacheKinds(table).map((row) => row.kind))).toEqual(new Set(CACHE_KINDS));
+  it('refuses an override naming a kind no route declares, naming it and every declared kind', () => {
+    const overrides = loadConfig({
+      CACHE_TTL_OVERRIDES: 'app=5,aap=3,certficate-list=1',
+    }).CACHE_TTL_OVERRIDES;
+    const refusal = (() => {
+      try {
+        createCachePolicy(table, overrides);
+      } catch (error) {
+        return error;
+      }
+      throw new Error('expected a refusal');
+    })();
+    expect(refusal).toBeInstanceOf(ConfigError);
+    const message = (refusal as ConfigError).message;
+    expect(message).toMatch(
+      /^Invalid configuration: CACHE_TTL_OVERRIDES: unknown kinds "aap", "certficate-list" \(known: certificate-/,
+    );
+    for (const { kind } of cacheKinds(table)) expect(message).toContain(kind);
+    expect(() => createCachePolicy(table, new Map([['app', 5]]))).not.toThrow();
+  });
+
+  it('declares exactly the cache kinds docs/efficiency.md lists', () => {
+    const doc = readFileSync(new URL('../../../docs/efficiency.md', import.meta.url), 'utf8');
+    const cacheSection = doc.slice(doc.indexOf('## Cache'), doc.indexOf('## Budget'));
+    const documented = cacheSection
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([a-z0-9-]+)`/g)])
+      .map((match) => match[1]);
+    expect(new Set(documented)).toEqual(new Set(cacheKinds(table).map((row) => row.kind)));
   });
 
   it('passes unknown routes through', () => {
