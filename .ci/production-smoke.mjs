@@ -2,16 +2,18 @@
 //
 // 1. The image's file set in a temporary folder: package.json, the lockfile, schema/, and src/
 //    without the simulator; `npm ci --omit=dev` there (no dev tool, no simulator package).
-// 2. The Dockerfile's ENV and CMD, read from the Dockerfile itself, with UPSTREAM_URL pointing at a
-//    standalone simulator (run from the checkout) that answers after 1.5 s.
+// 2. The Dockerfile's ENV and CMD, read from the Dockerfile itself as the e2e tests read them
+//    (test/support/production-command.ts), with UPSTREAM_URL pointing at a standalone simulator
+//    (run from the checkout) that answers after 1.5 s.
 // 3. One query answered, with the idle memory release on (V8's collector exposed); then SIGTERM
 //    while a slow query is in flight: the query gets its answer, the log says "stopped", the
 //    process exits 0.
 import { spawn, execFileSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { productionCommand } from '../test/support/production-command.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const fail = (message) => {
@@ -19,19 +21,6 @@ const fail = (message) => {
   process.exit(1);
 };
 const step = (message) => console.log(`production smoke: ${message}`);
-
-/** `ENV A=1 \ B=2` lines and the exec-form CMD of the runtime stage. */
-async function dockerfileRuntime() {
-  const text = (await readFile(join(root, 'Dockerfile'), 'utf8')).replace(/\\\n\s*/g, ' ');
-  const runtime = text.slice(text.lastIndexOf('\nFROM '));
-  const env = {};
-  for (const [, line] of runtime.matchAll(/^ENV (.+)$/gm)) {
-    for (const [, key, value] of line.matchAll(/(\w+)=(\S+)/g)) env[key] = value;
-  }
-  const cmd = /^CMD (\[.+\])$/m.exec(runtime)?.[1];
-  if (!cmd) fail('no exec-form CMD in the Dockerfile runtime stage');
-  return { env, cmd: JSON.parse(cmd) };
-}
 
 /** Spawns a process and resolves with the first stdout line that matches. */
 function startAndWait(command, args, options, match) {
@@ -70,10 +59,8 @@ try {
   simulator = sim.child;
   const upstreamUrl = await sim.ready;
 
-  const { env, cmd } = await dockerfileRuntime();
-  const [command, ...args] = cmd;
-  if (command !== 'node') fail(`the Dockerfile's CMD runs ${command}, not node`);
-  step(`starting \`${cmd.join(' ')}\` with the Dockerfile's ENV on ${process.version}`);
+  const { env, args } = productionCommand();
+  step(`starting \`node ${args.join(' ')}\` with the Dockerfile's ENV on ${process.version}`);
   const weft = startAndWait(
     process.execPath,
     args,

@@ -1,15 +1,13 @@
 /**
- * A gateway as its own process (`node src/main.ts`), for tests that need real replicas:
- * it reads its configuration from the environment like production, and reports its URL in its
- * start-up log line.
+ * A gateway as its own process, started as production starts it (the Dockerfile's command, flags and
+ * environment: `production-command.ts`), for tests that need real processes: it reads its
+ * configuration from the environment, and reports its URL in its start-up log line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { PROJECT_ROOT, productionCommand } from './production-command.ts';
 
 export interface GatewayProcess {
   readonly url: string;
@@ -36,20 +34,23 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `src/main.ts` with `env`. With `PORT=0` (the default) the URL comes from the start-up log
- * line (LOG_LEVEL must be info or lower); with a fixed port it is ready when `/healthz` answers.
+ * Starts the Dockerfile's command with its environment, then `env` over it (the image's
+ * `NODE_ENV=production` included: a test that needs another says so). With `PORT=0` (the default)
+ * the URL comes from the start-up log line (LOG_LEVEL must be info or lower); with a fixed port it
+ * is ready when `/healthz` answers.
  */
 export async function startGatewayProcess(
   env: Record<string, string>,
   timeoutMs = 60_000,
 ): Promise<GatewayProcess> {
   const fixedPort = env.PORT && env.PORT !== '0' ? Number(env.PORT) : undefined;
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: ROOT,
+  const production = productionCommand();
+  const child = spawn(process.execPath, production.args, {
+    cwd: PROJECT_ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
-      NODE_ENV: 'test',
+      ...production.env,
       LOG_LEVEL: 'info',
       PORT: '0',
       HOST: '127.0.0.1',

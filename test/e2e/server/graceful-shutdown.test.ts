@@ -1,5 +1,5 @@
 /**
- * Shutdown as production runs it: `node src/main.ts` with NODE_ENV=production against a standalone
+ * Shutdown as production runs it (the image's command and environment) against a standalone
  * upstream. SIGTERM arrives while a slow query is in flight and two subscriptions (graphql-ws and
  * SSE) are open: the query is answered, the streams end, the log says "stopped", the exit code is 0.
  */
@@ -34,7 +34,6 @@ async function slowQueryInFlight(gateway: GatewayProcess) {
 describe('graceful shutdown in production mode', () => {
   it('answers the in-flight request, ends open subscriptions, logs "stopped" and exits 0', async () => {
     const gateway = await startGatewayProcess({
-      NODE_ENV: 'production',
       UPSTREAM_URL: sim.url,
       // "incoming request" lines, which say the slow request has arrived.
       LOG_LEVEL: 'debug',
@@ -93,7 +92,6 @@ describe('graceful shutdown in production mode', () => {
 
   it('cuts a request that outlives SHUTDOWN_TIMEOUT_MS and still stops cleanly', async () => {
     const gateway = await startGatewayProcess({
-      NODE_ENV: 'production',
       UPSTREAM_URL: sim.url,
       // "incoming request" lines, which say the slow request has arrived.
       LOG_LEVEL: 'debug',

@@ -1,13 +1,16 @@
 /**
- * A refused configuration stops `node src/main.ts` before it listens: exit 1 and one line on stderr
- * that names the variable (what an operator sees in `docker logs`).
+ * A refused configuration stops the image's command before it listens: exit 1 and one line on
+ * stderr that names the variable (what an operator sees in `docker logs`). Each case sets only the
+ * variables it is about, so the refusal it expects is the only one.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, productionCommand } from '../../support/production-command.ts';
 
 async function startWith(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, productionCommand().args, {
+    cwd: PROJECT_ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
