@@ -5,8 +5,9 @@
  *   when the test calls `advance`, and a `sleep` ends when the clock passes its end.
  * - `fakeProcessDate`: for the in-process gateway and simulator of the integration tests. Their
  *   components take `Date.now` as their default clock when they are built, so a fake `Date`
- *   installed before the stack starts is every component's clock; it runs on with real time and the
- *   test jumps it forward with `advance`. Timers (`setTimeout`) stay real.
+ *   installed before the stack starts is every component's clock. It stands still until the test
+ *   moves it with `advance`, so an age or a window is exactly what the test made it. Timers
+ *   (`setTimeout`) and `performance.now` stay real.
  * - `until`: polls a condition with a deadline (a condition, not a delay, decides when to go on).
  * - `deferred`: a promise the test settles, to decide which of two things happens first.
  */
@@ -46,18 +47,17 @@ export function manualClock(start = Date.now()): ManualClock {
 }
 
 export interface FakeProcessDate {
-  /** Jumps `Date` forward (timers are not fired: they are real). */
+  /** Moves `Date` forward (timers are not fired: they are real). */
   advance(ms: number): void;
   restore(): void;
 }
 
 /**
- * Replaces `Date` in this process with one that runs on with real time and that `advance` moves
- * forward. Install it before building what should read it (components keep the `Date.now` they were
- * built with), and restore it after.
+ * Replaces `Date` in this process with one that only `advance` moves. Install it before building
+ * what should read it (components keep the `Date.now` they were built with), and restore it after.
  */
 export function fakeProcessDate(): FakeProcessDate {
-  vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+  vi.useFakeTimers({ toFake: ['Date'] });
   return {
     advance: (ms) => vi.setSystemTime(Date.now() + ms),
     restore: () => vi.useRealTimers(),

@@ -3,8 +3,8 @@
  * share, stale-if-error within a bounded age says so in `extensions.stale`, secrets are never cached,
  * and a mutation is visible at once.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeProcessDate, type FakeProcessDate } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 const PAGE = `{ certificateCustomer(customerId: "demo-customer") {
@@ -81,7 +81,10 @@ describe('response cache through the graph', () => {
 
 describe('stale-if-error', () => {
   let stack: Stack;
+  // The stack's clock: ages and TTLs are what the test moves it by.
+  let time: FakeProcessDate;
   beforeAll(async () => {
+    time = fakeProcessDate();
     stack = await startStack({
       env: {
         CACHE_TTL_OVERRIDES: 'certificate-list=1',
@@ -90,7 +93,10 @@ describe('stale-if-error', () => {
       },
     });
   });
-  afterAll(() => stack.close());
+  afterAll(async () => {
+    await stack.close();
+    time.restore();
+  });
 
   const LIST = `{ certificateCustomer(customerId: "demo-customer") { certificates(first: 3) { edges { node { certificateId } } } } }`;
 
@@ -98,7 +104,7 @@ describe('stale-if-error', () => {
     stack.sim.simulator.configure({ faultRate: 0 });
     const good = await stack.gql(LIST);
     expect(good.body.extensions?.stale).toBeUndefined();
-    await sleep(1_200); // past the 1 s TTL
+    time.advance(1_500); // past the 1 s TTL
     stack.sim.simulator.configure({ faultRate: 1 });
     const stale = await stack.gql(LIST);
     expect(stale.body.errors).toBeUndefined();
@@ -118,11 +124,14 @@ describe('stale-if-error', () => {
   });
 
   it('fails once the value is older than TTL + CACHE_STALE_MAX_AGE_SEC', async () => {
+    const SHORTER = LIST.replace('first: 3', 'first: 2');
     stack.sim.simulator.configure({ faultRate: 0 });
-    await stack.gql(LIST.replace('first: 3', 'first: 2'));
-    await sleep(3_200);
+    await stack.gql(SHORTER);
+    time.advance(3_000); // TTL + CACHE_STALE_MAX_AGE_SEC: the oldest value still served
     stack.sim.simulator.configure({ faultRate: 1 });
-    const failed = await stack.gql(LIST.replace('first: 3', 'first: 2'));
+    expect((await stack.gql(SHORTER)).body.extensions.stale.ageSec).toBe(3);
+    time.advance(1);
+    const failed = await stack.gql(SHORTER);
     expect(failed.body.errors[0].extensions.code).toBe('UPSTREAM_ERROR');
     expect(failed.body.extensions?.stale).toBeUndefined();
     stack.sim.simulator.configure({ faultRate: 0 });

@@ -1,11 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fakeProcessDate, type FakeProcessDate } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 let stack: Stack | undefined;
+// The breaker tests' clock (installed before their stack): the open window ends when they move it.
+let time: FakeProcessDate | undefined;
 afterEach(async () => {
   await stack?.close();
   stack = undefined;
+  time?.restore();
+  time = undefined;
 });
 
 const LIST = `query CertificateList { certificateCustomer(customerId: "demo-customer") { certificates(first: 2) { totalCount } } }`;
@@ -54,10 +58,11 @@ describe('metrics', () => {
 
 describe('circuit breaker against simulator faults', () => {
   it('opens after repeated failures, refuses without calling, probes once, and closes', async () => {
+    time = fakeProcessDate();
     stack = await startStack({
       env: {
         BREAKER_FAILURE_THRESHOLD: '3',
-        BREAKER_OPEN_MS: '700',
+        BREAKER_OPEN_MS: '60000',
         UPSTREAM_CACHE: 'off',
         UPSTREAM_MAX_ATTEMPTS: '1',
       },
@@ -82,14 +87,20 @@ describe('circuit breaker against simulator faults', () => {
     const apps = await stack.gql('{ apps { appId } }');
     expect(apps.body.errors[0].extensions.code).toBe('UPSTREAM_ERROR');
 
+    // Still open a moment before the window ends.
+    await stack.resetCounts();
+    time.advance(59_999);
+    expect((await stack.gql(LIST)).body.errors[0].extensions.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(await stack.upstreamCalls()).toBe(0);
+
     // Half-open: the probe fails → open again.
-    await sleep(750);
+    time.advance(1);
     expect((await stack.gql(LIST)).body.errors[0].extensions.code).toBe('UPSTREAM_ERROR');
     expect((await stack.gql(LIST)).body.errors[0].extensions.code).toBe('UPSTREAM_UNAVAILABLE');
 
     // Half-open again: the upstream has recovered → the probe succeeds → closed.
     stack.sim.simulator.configure({ faultRate: 0 });
-    await sleep(750);
+    time.advance(60_000);
     const recovered = await stack.gql(LIST);
     expect(recovered.body.data.certificateCustomer.certificates.totalCount).toBe(44);
     expect((await stack.gql(LIST)).body.errors).toBeUndefined();
@@ -99,6 +110,7 @@ describe('circuit breaker against simulator faults', () => {
   });
 
   it('serves cached values stale while the circuit is open', async () => {
+    time = fakeProcessDate();
     stack = await startStack({
       env: {
         BREAKER_FAILURE_THRESHOLD: '2',
@@ -109,7 +121,7 @@ describe('circuit breaker against simulator faults', () => {
     });
     const fresh = await stack.gql(LIST);
     expect(fresh.body.data.certificateCustomer.certificates.totalCount).toBe(44);
-    await sleep(1_100); // past the TTL
+    time.advance(1_100); // past the TTL
     stack.sim.simulator.configure({ faultRate: 1 });
     const other = `{ certificateCustomer(customerId: "demo-customer") { certificates(first: 3) { totalCount } } }`;
     await stack.gql(other);
