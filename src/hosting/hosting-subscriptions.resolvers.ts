@@ -1,7 +1,8 @@
 /**
  * Hosting subscriptions: each subscriber joins the shared poller of its credential and resource
- * (job-pollers.ts). A poll failure arrives as an event and is thrown from `resolve`, so it reaches
- * the client as that event's GraphQL error (typed and formatted like any other) and the stream ends.
+ * (kit/shared-pollers.ts; what each watches: hosting-watches.ts). A poll failure arrives as an
+ * event and is thrown from `resolve`, so it reaches the client as that event's GraphQL error (typed
+ * and formatted like any other) and the stream ends.
  */
 import type { Resolvers } from '../generated/resolvers.ts';
 import { watchDeployment, watchJob, watchSourceUpload } from './hosting-watches.ts';

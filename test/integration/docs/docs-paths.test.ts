@@ -1,0 +1,15 @@
+/**
+ * Every repository path README.md and docs/*.md mention exists (doc-paths.ts says which mentions
+ * count), so a moved or deleted file cannot leave the docs pointing at nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { markdownFiles } from './doc-examples.ts';
+import { missingPaths } from './doc-paths.ts';
+
+describe('paths in the documentation', () => {
+  for (const path of markdownFiles()) {
+    it(`${path} names only paths that exist`, () => {
+      expect(missingPaths(path)).toEqual([]);
+    });
+  }
+});
