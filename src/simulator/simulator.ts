@@ -61,6 +61,11 @@ export interface SimulatorOptions {
   catalogPerMinute?: number;
   /** Clock for windows and state machines. */
   now?: () => number;
+  /**
+   * Told of each API request as it arrives, before anything else; the request waits for the promise
+   * it returns (a test holds a request this way to decide what happens while it is in flight).
+   */
+  onArrival?: (request: { readonly method: string; readonly url: string }) => unknown;
 }
 
 export const DEFAULT_IP_LIMITS: Record<IpRouteClass, number> = {
@@ -233,6 +238,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.url.startsWith('/__sim/')) return;
+    await options.onArrival?.({ method: request.method, url: request.url });
     if (knobs.latencyMs > 0) await sleep(knobs.latencyMs);
     admit(request, reply, request.routeOptions.config);
   });

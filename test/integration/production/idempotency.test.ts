@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { createGateway, type Gateway } from '../../../src/server/create-gateway.ts';
 import { createLogger } from '../../../src/server/logger.ts';
+import { deferred } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { createCsr } from '../../support/csr.ts';
 import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.ts';
@@ -29,9 +30,11 @@ const order = (stack: Stack, key: string | undefined, period = 1, token = 'demo-
 
 describe('idempotency in memory', () => {
   let stack: Stack;
+  /** Holds the simulator's answer to an arriving request while a test sets it. */
+  let hold: ((request: { method: string; url: string }) => unknown) | undefined;
   beforeAll(async () => {
     // Upstream latency keeps the first request running while its duplicate arrives.
-    stack = await startStack({ sim: { latencyMs: 300 } });
+    stack = await startStack({ sim: { latencyMs: 300, onArrival: (request) => hold?.(request) } });
   });
   afterAll(() => stack.close());
   beforeEach(() => stack.resetCounts());
@@ -71,15 +74,26 @@ describe('idempotency in memory', () => {
 
   it('answers CONFLICT to a concurrent different request with the key', async () => {
     const key = randomUUID();
-    const [first, other] = await Promise.all([
-      order(stack, key, 1),
-      new Promise<Awaited<ReturnType<typeof order>>>((resolve) =>
-        setTimeout(() => resolve(order(stack, key, 3)), 50),
-      ),
-    ]);
-    expect(first.body.data.orderCertificate.certificateId).toMatch(/^cert-/);
-    expect(other.status).toBe(409);
-    expect(await stack.upstreamCalls(WRITE)).toBe(1);
+    const writing = deferred();
+    const release = deferred();
+    hold = ({ method, url }) => {
+      if (method !== 'POST' || url.split('?')[0] !== '/v2/certificates') return undefined;
+      writing.resolve();
+      return release.promise;
+    };
+    try {
+      const first = order(stack, key, 1);
+      // The first request holds the key: its upstream write has arrived and is not answered yet.
+      await writing.promise;
+      const other = await order(stack, key, 3);
+      expect(other.status).toBe(409);
+      release.resolve();
+      expect((await first).body.data.orderCertificate.certificateId).toMatch(/^cert-/);
+      expect(await stack.upstreamCalls(WRITE)).toBe(1);
+    } finally {
+      hold = undefined;
+      release.resolve();
+    }
   });
 
   it('keys by credential: another token with the same key is another request', async () => {
