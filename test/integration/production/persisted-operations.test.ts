@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { createGateway, type Gateway } from '../../../src/server/create-gateway.ts';
 import { createLogger } from '../../../src/server/logger.ts';
+import { until } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.ts';
 
@@ -122,12 +123,12 @@ describe.skipIf(!testRedisAvailable)('automatic persisted queries in Redis', () 
     ).toBe('PersistedQueryNotFound');
     const registered = await postJson(stack.url, { query, extensions: persisted(hash) });
     expect(registered.body.errors).toBeUndefined();
-    // Apollo registers after answering: give the write a moment.
+    // Apollo registers after answering: the other replica finds the hash once the write is done.
     let hit: Awaited<ReturnType<typeof postJson>> | undefined;
-    for (let i = 0; i < 20 && !hit?.body.data; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
+    await until(async () => {
       hit = await postJson(replicaUrl, { extensions: persisted(hash) });
-    }
+      return hit.body.data !== undefined;
+    }, 'the hash registered in Redis');
     expect(hit?.body.data).toEqual(registered.body.data);
 
     const keys = await drainKeys(prefix);
