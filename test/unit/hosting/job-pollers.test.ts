@@ -1,5 +1,6 @@
 /** The shared pollers behind the hosting subscriptions, with scripted polls and short intervals. */
 import { describe, expect, it } from 'vitest';
+import { until } from '../../support/clock.ts';
 import { ErrorCode } from '../../../src/errors/error-codes.ts';
 import { GatewayError, UpstreamError } from '../../../src/errors/gateway-errors.ts';
 import {
@@ -74,13 +75,19 @@ describe('createPollerRegistry', () => {
     const b = registry.watch(spec);
     await a.next();
     await a.return!();
-    await new Promise((resolve) => setTimeout(resolve, 30));
     expect(registry.size).toBe(1); // b still watches
+    const atA = polls();
+    await until(() => polls() > atA, 'a poll for the subscriber still watching');
     await b.return!();
-    const atLeave = polls();
-    await new Promise((resolve) => setTimeout(resolve, 60));
     expect(registry.size).toBe(0);
+    const atLeave = polls();
+    // A witness on the same intervals: its sixth poll comes 60 ms in (5, 7.5, 11 … up to 20 ms
+    // apart), time for three of the stopped poller's longest intervals.
+    const witness = scripted(['pending'], 'cred\u0000job\u0000witness');
+    const watching = registry.watch(witness.spec);
+    await until(() => witness.polls() >= 6, 'six polls of the witness');
     expect(polls()).toBe(atLeave);
+    await watching.return!();
   });
 
   it('retries transient failures and ends on a permanent one', async () => {
@@ -116,10 +123,10 @@ describe('createPollerRegistry', () => {
   it('ends every watch on closeAll', async () => {
     const registry = createPollerRegistry({ ...options, minIntervalMs: 1_000 });
     const { spec } = scripted(['pending']);
-    const watching = drain(registry.watch(spec));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const watching = registry.watch(spec);
+    expect((await watching.next()).value).toEqual({ kind: 'state', state: 'pending' });
     registry.closeAll();
-    expect(states(await watching)).toEqual(['pending']);
+    expect(await drain(watching)).toEqual([]);
     expect(registry.size).toBe(0);
   });
 });

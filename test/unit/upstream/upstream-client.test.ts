@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { UpstreamError } from '../../../src/errors/gateway-errors.ts';
 import { formatGraphQLError, toUserErrors } from '../../../src/errors/graphql-errors.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
@@ -248,6 +248,10 @@ describe('credential', () => {
 
 describe('attempt deadline', () => {
   it('ends with the attempt: an answered attempt’s signal is not aborted when its deadline passes', async () => {
+    vi.useFakeTimers();
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const signals: AbortSignal[] = [];
     const transport: Transport = {
       async send(_call, signal) {
@@ -263,7 +267,7 @@ describe('attempt deadline', () => {
       retry: DEFAULT_RETRY_POLICY,
     });
     await upstream.request(get);
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    vi.advanceTimersByTime(120); // past the deadline
     expect(signals).toHaveLength(1);
     expect(signals[0]!.aborted).toBe(false);
   });
