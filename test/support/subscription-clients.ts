@@ -22,15 +22,22 @@ export function wsClient(url: string, connectionParams: Record<string, unknown>)
   });
 }
 
-/** Subscribes over graphql-ws and resolves with every result once the server completes. */
+/**
+ * Subscribes over graphql-ws and resolves with every result once the server completes; `onResult`
+ * hears each as it comes (to act while the stream is open).
+ */
 export async function collectWs(
   client: WsClient,
   query: string,
   variables: Record<string, unknown> = {},
+  onResult?: (result: any) => void,
 ): Promise<Collected> {
   const results: any[] = [];
   try {
-    for await (const result of client.iterate({ query, variables })) results.push(result);
+    for await (const result of client.iterate({ query, variables })) {
+      results.push(result);
+      onResult?.(result);
+    }
     return { results };
   } catch (failure) {
     return { results, failure };
@@ -43,6 +50,7 @@ export async function collectSse(
   query: string,
   variables: Record<string, unknown> = {},
   token: string | null = 'demo-token',
+  onResult?: (result: any) => void,
 ): Promise<Collected> {
   const client = createSseClient({
     url: `${url}/graphql`,
@@ -52,7 +60,10 @@ export async function collectSse(
   });
   const results: any[] = [];
   try {
-    for await (const result of client.iterate({ query, variables })) results.push(result);
+    for await (const result of client.iterate({ query, variables })) {
+      results.push(result);
+      onResult?.(result);
+    }
     return { results };
   } catch (failure) {
     return { results, failure };

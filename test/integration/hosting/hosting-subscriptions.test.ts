@@ -4,6 +4,7 @@
  * as results, and a shutdown that completes open streams instead of waiting for them.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { deferred } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { postMultipart, smallZip } from '../../support/graphql-multipart.ts';
 import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.ts';
@@ -17,8 +18,18 @@ const SUB_JOB = `subscription($jobId: ID!) { appJob(jobId: $jobId) { jobId statu
 const SUB_UPLOAD = `subscription($appId: ID!, $jobId: ID!) { appSourceUpload(appId: $appId, jobId: $jobId) { status progressMessage } }`;
 
 let stack: Stack;
+/** Every API request the simulator received, as `METHOD /path` (to count one job's polls). */
+const arrivals: string[] = [];
+const pollsOf = (jobId: string) =>
+  arrivals.filter((arrival) => arrival === `GET /v1/hosting/nodejs/apps/jobs/${jobId}`).length;
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({
+    sim: {
+      onArrival: ({ method, url }) => {
+        arrivals.push(`${method} ${url.split('?')[0]}`);
+      },
+    },
+  });
 });
 afterAll(() => stack.close());
 beforeEach(() => stack.resetCounts());
@@ -123,10 +134,19 @@ describe('one poller per credential and resource', () => {
       const first = await iterator.next();
       expect(first.value.data.appJob.status).toBe('PENDING');
       await iterator.return?.();
-      const atLeave = await stack.upstreamCalls(JOB_ROUTE);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const atLeave = pollsOf(jobId);
       expect(atLeave).toBe(1);
-      expect(await stack.upstreamCalls(JOB_ROUTE)).toBe(atLeave);
+      // A witness watch started now polls twice, a minimum interval apart (pending, then active).
+      // The left poller's next poll was due a minimum interval after its first, so on the same
+      // timers it would have come before the witness's second.
+      const witness = await newJob();
+      const watched = await collectWs(client, SUB_JOB, { jobId: witness });
+      expect(watched.results.map((result) => result.data.appJob.status)).toEqual([
+        'PENDING',
+        'ACTIVE',
+      ]);
+      expect(pollsOf(witness)).toBe(2);
+      expect(pollsOf(jobId)).toBe(atLeave);
     } finally {
       await client.dispose();
     }
@@ -219,9 +239,11 @@ describe('shutdown', () => {
     const { body } = await slow.gql(CREATE, { name: 'shutdown-watch' });
     const jobId = body.data.createApp.job.jobId;
     const client = wsClient(slow.url, { authorization: 'Bearer demo-token' });
-    const ws = collectWs(client, SUB_JOB, { jobId });
-    const sse = collectSse(slow.url, SUB_JOB, { jobId });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [wsOpen, sseOpen] = [deferred(), deferred()];
+    const ws = collectWs(client, SUB_JOB, { jobId }, () => wsOpen.resolve());
+    const sse = collectSse(slow.url, SUB_JOB, { jobId }, 'demo-token', () => sseOpen.resolve());
+    // Both streams are open: each has had its first state.
+    await Promise.all([wsOpen.promise, sseOpen.promise]);
     const started = Date.now();
     await slow.close();
     const [wsResult, sseResult] = await Promise.all([ws, sse]);
