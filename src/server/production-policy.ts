@@ -76,7 +76,9 @@ export async function createProductionPolicy(
           logger,
         }),
       });
-  const explorer = config.EXPLORER ? await registerExplorer(app, { graphqlPath }) : undefined;
+  const explorer = config.EXPLORER
+    ? await registerExplorer(app, { graphqlPath, embeddedUpstream: config.UPSTREAM === 'embedded' })
+    : undefined;
 
   const store: IdempotencyStore = redis
     ? createRedisIdempotencyStore({ connection: redis, prefix: config.REDIS_KEY_PREFIX, logger })

@@ -87,6 +87,22 @@ query Commerce($storeId: ID! = "11111111-1111-4111-8111-111111111111") {
 }
 `;
 
+/** A token of the embedded simulator and what it may see. */
+export interface DemoToken {
+  readonly token: string;
+  readonly gives: string;
+}
+
+/**
+ * The embedded simulator's tokens (its accounts, docs/simulator.md), named on the explorer page only
+ * when the upstream is that simulator: against a real upstream they are no credentials at all.
+ */
+export const DEMO_TOKENS: readonly DemoToken[] = [
+  { token: 'demo-token', gives: 'account A, every scope: the examples show its data' },
+  { token: 'demo-readonly', gives: 'account A, read scopes only' },
+  { token: 'demo-other', gives: "account B, every scope, none of account A's data" },
+];
+
 /** The tabs, in order: certificates first (it opens on load). */
 export const EXPLORER_TABS: readonly ExplorerTab[] = [
   { query: certificates },

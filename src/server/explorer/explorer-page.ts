@@ -4,7 +4,7 @@
  * under a strict Content-Security-Policy: no inline script (the configuration travels as inert JSON),
  * no eval, no third-party origin.
  */
-import type { ExplorerTab } from './explorer-examples.ts';
+import type { DemoToken, ExplorerTab } from './explorer-examples.ts';
 
 /** What the page needs to know. */
 export interface ExplorerPageOptions {
@@ -15,6 +15,8 @@ export interface ExplorerPageOptions {
   readonly tabs: readonly ExplorerTab[];
   /** The header editor's initial text. */
   readonly defaultHeaders: string;
+  /** The tokens the page names: the embedded simulator's, or none for a real upstream. */
+  readonly demoTokens: readonly DemoToken[];
 }
 
 /** Headers that go with the page: the CSP is what makes "no CDN" a guarantee, not a habit. */
@@ -45,6 +47,30 @@ function inertJson(value: unknown): string {
     .replace(/&/g, '\\u0026');
 }
 
+/** Text for an HTML element's content. */
+function htmlText(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+}
+
+/** The line above GraphiQL that says which token to use, when there are demo tokens to name. */
+function demoTokenHint(tokens: readonly DemoToken[]): string {
+  const [first, ...others] = tokens;
+  if (!first) return '';
+  const header = htmlText(`{"Authorization": "Bearer ${first.token}"}`);
+  const other = others
+    .map(({ token, gives }) => `<code>${htmlText(token)}</code> (${htmlText(gives)})`)
+    .join(', ');
+  return `
+    <p class="weft-explorer-hint" role="note">
+      Embedded upstream simulator (fake data): put <code>${header}</code> in the Headers tab
+      (${htmlText(first.gives)}); every tab uses it.${other ? ` Other demo tokens: ${other}.` : ''}
+    </p>`;
+}
+
 /** The explorer's HTML: the configuration as inert JSON, then same-origin scripts only. */
 export function renderExplorerPage(options: ExplorerPageOptions): string {
   const asset = (file: string) => `${options.assetsPrefix}${file}`;
@@ -63,7 +89,7 @@ export function renderExplorerPage(options: ExplorerPageOptions): string {
     <link rel="stylesheet" href="${asset('graphiql.min.css')}" />
     <link rel="stylesheet" href="${asset('explorer.css')}" />
   </head>
-  <body>
+  <body>${demoTokenHint(options.demoTokens)}
     <div id="graphiql">Loading the Weft explorer…</div>
     <script id="weft-explorer-config" type="application/json">${inertJson(config)}</script>
     <script src="${asset('react.production.min.js')}"></script>
@@ -75,52 +101,129 @@ export function renderExplorerPage(options: ExplorerPageOptions): string {
 `;
 }
 
-/** Full-height layout for GraphiQL. */
-export const EXPLORER_CSS = `html, body, #graphiql { height: 100%; margin: 0; }
-body { font-family: system-ui, sans-serif; }
+/** Full-height layout for GraphiQL, below the demo-token line when there is one. */
+export const EXPLORER_CSS = `html, body { height: 100%; margin: 0; }
+body { display: flex; flex-direction: column; font-family: system-ui, sans-serif; }
+#graphiql { flex: 1; min-height: 0; }
+.weft-explorer-hint { margin: 0; padding: 0.5rem 1rem; background: #fff8e1; color: #3e2c00; font-size: 0.875rem; }
+.weft-explorer-hint code { font-family: ui-monospace, monospace; }
 `;
 
 /**
- * Starts GraphiQL from the page's JSON configuration. One token for every tab: the first
- * `Authorization` a request carries (not the placeholder) is remembered for this browser tab's
- * session (sessionStorage: never sent anywhere but this endpoint, gone when the tab closes, never
- * in localStorage) and added to any request of another tab that has none — so the examples work
- * after the token is entered once. Tabs and history persist under their own namespace, with any
+ * Starts GraphiQL from the page's JSON configuration.
+ *
+ * One `Authorization` header for every tab, and every tab shows what it sends: GraphiQL sends the
+ * headers its editor shows (the fetcher adds nothing), so the token has to be in each tab's editor.
+ * A token typed in any tab's header editor becomes the shared one at once; GraphiQL's
+ * `defaultHeaders` carries it into new tabs and tabs never opened, and a tab whose headers GraphiQL
+ * puts back into the editor (a switch to a tab opened before, a closed tab, a history entry) gets
+ * it written into them. Removing it in one tab puts the placeholder back where another tab had it.
+ * It is kept for this browser tab's session (sessionStorage: only this origin, gone when the tab
+ * closes, never in localStorage). Tabs and history persist under their own namespace, with any
  * bearer token in them replaced by the placeholder.
  */
 export const EXPLORER_SCRIPT = `(function () {
   'use strict';
+  var React = window.React;
+  var GraphiQL = window.GraphiQL;
   var config = JSON.parse(document.getElementById('weft-explorer-config').textContent);
   var KEY = 'weft-explorer-authorization';
-  var PLACEHOLDER = /<your token>/;
-  var remembered = null;
-  try { remembered = window.sessionStorage.getItem(KEY); } catch (e) { remembered = null; }
-  var base = window.GraphiQL.createFetcher({ url: config.endpoint });
+  var PLACEHOLDER = JSON.parse(config.defaultHeaders).Authorization;
+
+  // The shared token (null: none yet), with React's external-store protocol.
+  var token = null;
+  var listeners = [];
+  try { token = window.sessionStorage.getItem(KEY); } catch (e) { token = null; }
+  var getToken = function () { return token; };
+  var subscribe = function (listener) {
+    listeners.push(listener);
+    return function () { listeners = listeners.filter(function (l) { return l !== listener; }); };
+  };
+  var setToken = function (value) {
+    if (value === token) return;
+    token = value;
+    try {
+      if (value === null) window.sessionStorage.removeItem(KEY);
+      else window.sessionStorage.setItem(KEY, value);
+    } catch (e) { /* private mode: memory only */ }
+    listeners.slice().forEach(function (listener) { listener(); });
+  };
+
+  // A header editor's text as an object; {} when empty (GraphiQL sends none); null when it is not
+  // a JSON object (the user is mid-edit, or it is wrong: GraphiQL refuses to run it).
+  var parseHeaders = function (text) {
+    if (text.trim() === '') return {};
+    var value;
+    try { value = JSON.parse(text); } catch (e) { return null; }
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : null;
+  };
+  var authorizationName = function (headers) {
+    return Object.keys(headers).find(function (name) { return name.toLowerCase() === 'authorization'; });
+  };
+  var isToken = function (value) {
+    return typeof value === 'string' && value.trim() !== '' && value !== PLACEHOLDER;
+  };
+  // What a user's edit makes the shared token: its Authorization, or null (removed, placeholder);
+  // undefined while the text is no JSON object.
+  var tokenIn = function (text) {
+    var headers = parseHeaders(text);
+    if (headers === null) return undefined;
+    var name = authorizationName(headers);
+    return name !== undefined && isToken(headers[name]) ? headers[name] : null;
+  };
+  // The text with the shared token in it; the same text when it already agrees (or is no object).
+  var withToken = function (text, shared) {
+    var headers = parseHeaders(text);
+    if (headers === null) return text;
+    var name = authorizationName(headers);
+    var current = name === undefined ? undefined : headers[name];
+    var wanted = shared !== null ? shared : isToken(current) ? PLACEHOLDER : current;
+    if (current === wanted) return text;
+    headers[name === undefined ? 'Authorization' : name] = wanted;
+    return JSON.stringify(headers, null, 2);
+  };
+
+  // Inside GraphiQL (its toolbar's component slot, for its editor context): learns the token from
+  // the user's edits, and writes it into whatever GraphiQL itself puts in the header editor.
+  var TokenSync = function () {
+    var editor = GraphiQL.React.useEditorContext({ nonNull: true }).headerEditor;
+    React.useEffect(function () {
+      if (!editor) return undefined;
+      var sync = function () {
+        var text = editor.getValue();
+        var next = withToken(text, token);
+        if (next !== text) editor.setValue(next);
+      };
+      var onChange = function (_editor, change) {
+        // GraphiQL fills the editor with setValue; the user's edits have other origins. The sync
+        // waits for GraphiQL to finish its own update (a change handler must not change the text).
+        if (change.origin === 'setValue') Promise.resolve().then(sync);
+        else {
+          var typed = tokenIn(editor.getValue());
+          if (typed !== undefined) setToken(typed);
+        }
+      };
+      sync();
+      editor.on('change', onChange);
+      return function () { editor.off('change', onChange); };
+    }, [editor]);
+    return null;
+  };
+
+  var base = GraphiQL.createFetcher({ url: config.endpoint });
   var fetcher = function (params, options) {
-    var headers = {};
-    var given = (options && options.headers) || {};
-    var own = null;
-    Object.keys(given).forEach(function (name) {
-      if (name.toLowerCase() === 'authorization') own = given[name];
-      else headers[name] = given[name];
-    });
-    if (typeof own === 'string' && own.trim() !== '' && !PLACEHOLDER.test(own)) {
-      remembered = own;
-      try { window.sessionStorage.setItem(KEY, own); } catch (e) { /* private mode: memory only */ }
-    }
-    if (remembered) headers.Authorization = remembered;
     // Right after a tab switch GraphiQL may still send the previous tab's operation name; a name
     // the document does not define is dropped, so the document's own operation runs.
     var name = params && params.operationName;
     if (name && !new RegExp('\\\\b(query|mutation|subscription)\\\\s+' + name + '\\\\b').test(params.query || '')) {
       params = Object.assign({}, params, { operationName: undefined });
     }
-    return base(params, Object.assign({}, options, { headers: headers }));
+    return base(params, options);
   };
   // GraphiQL keeps tabs and history (headers included) in localStorage: never with a token in them.
-  var storage = window.GraphiQL.createLocalStorage({ namespace: 'weft-explorer' });
+  var storage = GraphiQL.createLocalStorage({ namespace: 'weft-explorer' });
   var scrub = function (value) {
-    return typeof value === 'string' ? value.replace(/Bearer\\s+[^"\\\\\\s]+/g, 'Bearer <your token>') : value;
+    return typeof value === 'string' ? value.replace(/Bearer\\s+[^"\\\\\\s]+/g, PLACEHOLDER) : value;
   };
   var safeStorage = {
     getItem: function (key) { return storage.getItem(key); },
@@ -129,19 +232,23 @@ export const EXPLORER_SCRIPT = `(function () {
     clear: function () { storage.clear(); },
     get length() { return storage.length; },
   };
-  var container = document.getElementById('graphiql');
-  container.textContent = '';
-  var root = window.ReactDOM.createRoot(container);
-  root.render(
-    window.React.createElement(window.GraphiQL, {
+  var toolbar = { additionalComponent: TokenSync };
+
+  var Explorer = function () {
+    var shared = React.useSyncExternalStore(subscribe, getToken);
+    return React.createElement(GraphiQL, {
       fetcher: fetcher,
       defaultTabs: config.tabs,
-      defaultHeaders: config.defaultHeaders,
-      headerEditorEnabled: true,
+      defaultHeaders: withToken(config.defaultHeaders, shared),
+      isHeadersEditorEnabled: true,
       shouldPersistHeaders: false,
       defaultEditorToolsVisibility: 'headers',
       storage: safeStorage,
-    }),
-  );
+      toolbar: toolbar,
+    });
+  };
+  var container = document.getElementById('graphiql');
+  container.textContent = '';
+  window.ReactDOM.createRoot(container).render(React.createElement(Explorer));
 })();
 `;

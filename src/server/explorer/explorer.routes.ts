@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { EXPLORER_TABS } from './explorer-examples.ts';
+import { DEMO_TOKENS, EXPLORER_TABS } from './explorer-examples.ts';
 import {
   EXPLORER_CSS,
   EXPLORER_PAGE_HEADERS,
@@ -43,6 +43,8 @@ function vendorRoots(): string[] {
 /** Options of {@link registerExplorer}. */
 export interface ExplorerOptions {
   readonly graphqlPath: string;
+  /** The upstream is the embedded simulator (UPSTREAM=embedded): the page names its demo tokens. */
+  readonly embeddedUpstream: boolean;
 }
 
 /** A browser's page load of the GraphQL path, answered by the GraphQL route. */
@@ -65,6 +67,7 @@ export async function registerExplorer(
     assetsPrefix: EXPLORER_ASSETS_PREFIX,
     tabs: EXPLORER_TABS,
     defaultHeaders: EXPLORER_DEFAULT_HEADERS,
+    demoTokens: options.embeddedUpstream ? DEMO_TOKENS : [],
   });
 
   for (const [file, type, body] of [

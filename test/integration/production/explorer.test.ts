@@ -1,9 +1,12 @@
 /**
- * The explorer over HTTP: who gets the page, what it loads (same origin only), its headers, and that
- * its saved examples are valid operations of the graph.
+ * The explorer over HTTP: who gets the page, what it loads (same origin only), its headers, that
+ * its saved examples are valid operations of the graph, and that it names the simulator's demo
+ * tokens on the embedded simulator only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPLORER_TABS } from '../../../src/server/explorer/explorer-examples.ts';
+import { DEMO_TOKENS, EXPLORER_TABS } from '../../../src/server/explorer/explorer-examples.ts';
+import { ALL_SCOPES, authenticate } from '../../../src/simulator/accounts.ts';
+import { startEmbeddedGateway } from '../../support/embedded-gateway.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -69,6 +72,58 @@ describe('explorer page', () => {
       expect((await off.http('GET', '/explorer/graphiql.min.js')).status).toBe(404);
     } finally {
       await off.close();
+    }
+  });
+});
+
+describe('demo token hint', () => {
+  const HINT = /<p class="weft-explorer-hint"[^>]*>([\s\S]*?)<\/p>/;
+
+  it('names the demo tokens on the embedded simulator, under the same CSP', async () => {
+    const embedded = await startEmbeddedGateway();
+    try {
+      const res = await stack.http('GET', '/graphql', { headers: { accept: BROWSER_ACCEPT } });
+      const page = await fetch(`${embedded.url}/graphql`, { headers: { accept: BROWSER_ACCEPT } });
+      const html = await page.text();
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toBe(
+        res.headers['content-security-policy'],
+      );
+      const hint = HINT.exec(html)?.[1] ?? '';
+      expect(hint).toContain(
+        '<code>{&quot;Authorization&quot;: &quot;Bearer demo-token&quot;}</code>',
+      );
+      // The first is the one to use; the others are named.
+      for (const { token } of DEMO_TOKENS.slice(1)) {
+        expect(hint).toContain(`<code>${token}</code>`);
+      }
+      expect(html).not.toMatch(/https?:\/\//);
+    } finally {
+      await embedded.close();
+    }
+  });
+
+  it('names none with a real upstream URL', async () => {
+    const res = await stack.http('GET', '/graphql', { headers: { accept: BROWSER_ACCEPT } });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toMatch(HINT);
+    for (const { token } of DEMO_TOKENS) expect(res.text).not.toContain(token);
+  });
+
+  it("describes the simulator's own accounts", () => {
+    for (const { token, gives } of DEMO_TOKENS) {
+      const auth = authenticate(`Bearer ${token}`);
+      if (!auth.ok) throw new Error(`${token} is not a simulator token`);
+      expect(gives, token).toContain(`account ${auth.principal.accountId}`);
+      const scopes = [...auth.principal.scopes];
+      if (/every scope/.test(gives)) expect(scopes.sort(), token).toEqual([...ALL_SCOPES].sort());
+      if (/read scopes only/.test(gives)) {
+        expect(scopes.length, token).toBeGreaterThan(0);
+        expect(
+          scopes.every((scope) => scope.endsWith(':read')),
+          token,
+        ).toBe(true);
+      }
     }
   });
 });
