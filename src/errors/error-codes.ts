@@ -1,4 +1,9 @@
-/** The gateway's error codes (`extensions.code`), docs/errors.md. Clients match on these. */
+/**
+ * Every `extensions.code` a client can receive (docs/errors.md lists each; a test holds the two
+ * together). Clients match on these. `formatGraphQLError` sends no other code.
+ */
+
+/** The gateway's own codes: its typed errors and the upstream's answers. */
 export const ErrorCode = {
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   FORBIDDEN: 'FORBIDDEN',
@@ -13,3 +18,27 @@ export const ErrorCode = {
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * Codes of errors about the request itself, named as Apollo Server names them (and the gateway
+ * names its own refusals of the same kind, so a client matches one code whoever refused).
+ */
+export const RequestErrorCode = {
+  /** The HTTP request is not a GraphQL request the gateway serves (CSRF, body, batching, method). */
+  BAD_REQUEST: 'BAD_REQUEST',
+  GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
+  GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
+  /** Several operations and no (or an unknown) `operationName`. */
+  OPERATION_RESOLUTION_FAILURE: 'OPERATION_RESOLUTION_FAILURE',
+  /** An APQ hash the gateway has no document for: the client sends the document with it. */
+  PERSISTED_QUERY_NOT_FOUND: 'PERSISTED_QUERY_NOT_FOUND',
+} as const;
+
+export type RequestErrorCode = (typeof RequestErrorCode)[keyof typeof RequestErrorCode];
+
+export type ClientErrorCode = ErrorCode | RequestErrorCode;
+
+export const CLIENT_ERROR_CODES: ReadonlySet<string> = new Set<ClientErrorCode>([
+  ...Object.values(ErrorCode),
+  ...Object.values(RequestErrorCode),
+]);

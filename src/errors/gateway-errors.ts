@@ -2,15 +2,19 @@
  * The typed errors that travel through the gateway. Resolvers, loaders and the upstream client throw
  * these; `graphql-errors.ts` turns them into GraphQL errors, and nothing else does.
  */
-import type { ErrorCode } from './error-codes.ts';
+import type { ClientErrorCode } from './error-codes.ts';
 
 /** An error the gateway decides on its own: bad input caught before any upstream call, no credential… */
 export class GatewayError extends Error {
   override readonly name = 'GatewayError';
-  readonly code: ErrorCode;
+  readonly code: ClientErrorCode;
   readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(code: ErrorCode, message: string, details: Readonly<Record<string, unknown>> = {}) {
+  constructor(
+    code: ClientErrorCode,
+    message: string,
+    details: Readonly<Record<string, unknown>> = {},
+  ) {
     super(message);
     this.code = code;
     this.details = details;

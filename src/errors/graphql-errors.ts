@@ -5,7 +5,7 @@
  */
 import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { ErrorCode } from './error-codes.ts';
+import { CLIENT_ERROR_CODES, ErrorCode, RequestErrorCode } from './error-codes.ts';
 import { GatewayError, UpstreamError } from './gateway-errors.ts';
 import { codeOfSubgraphError } from './subgraph-errors.ts';
 
@@ -172,8 +172,13 @@ function typedOrMasked(
   // Errors graphql-js or Apollo raise about the request itself (parse, validation, variable
   // coercion) carry their own code and describe the request, not the gateway's internals: keep them.
   // Decided by code, not `instanceof GraphQLError`: a test runner may load graphql twice.
+  // Only a documented code goes out (CLIENT_ERROR_CODES): a library's new code is not a contract.
   const knownCode = formatted.extensions?.code;
-  if (typeof knownCode === 'string' && knownCode !== ErrorCode.INTERNAL_SERVER_ERROR) {
+  if (
+    typeof knownCode === 'string' &&
+    knownCode !== ErrorCode.INTERNAL_SERVER_ERROR &&
+    CLIENT_ERROR_CODES.has(knownCode)
+  ) {
     const message = options.hideSuggestions
       ? formatted.message.replace(SUGGESTION, '')
       : formatted.message;
@@ -186,9 +191,14 @@ function typedOrMasked(
     };
   }
   // Apollo's own request errors without a code (an APQ hash that is not the document's, an
-  // unsupported APQ version) are 4xx answers about the request, not internal failures.
-  if (isCodelessRequestError(error)) {
-    return { ...base, message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
+  // unsupported APQ version), or with one no client was told of, are 4xx answers about the request,
+  // not internal failures.
+  if (isRequestErrorWithoutKnownCode(error)) {
+    return {
+      ...base,
+      message: formatted.message,
+      extensions: { code: RequestErrorCode.BAD_REQUEST },
+    };
   }
   return {
     ...base,
@@ -199,20 +209,14 @@ function typedOrMasked(
 
 const INTERNAL_MESSAGE = 'Internal server error';
 
-function isCodelessRequestError(error: unknown): boolean {
+function isRequestErrorWithoutKnownCode(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { extensions, originalError } = error as {
-    extensions?: { code?: unknown; http?: { status?: unknown } };
+    extensions?: { http?: { status?: unknown } };
     originalError?: unknown;
   };
   const status = extensions?.http?.status;
-  return (
-    originalError == null &&
-    extensions?.code === undefined &&
-    typeof status === 'number' &&
-    status >= 400 &&
-    status < 500
-  );
+  return originalError == null && typeof status === 'number' && status >= 400 && status < 500;
 }
 
 /**

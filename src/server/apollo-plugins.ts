@@ -2,7 +2,7 @@
  * Apollo Server plugins: request-id stamping, error logging and each operation's log fields.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GraphQLError } from 'graphql';
+import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { OperationLogFields } from '../observability/operation-log.ts';
 import { ErrorCode } from '../errors/error-codes.ts';
@@ -16,8 +16,12 @@ import { formatGraphQLError, rootCauseOf, stampRequestId } from '../errors/graph
 const isUnexpected = (error: GraphQLError): boolean =>
   formatGraphQLError(error.toJSON(), error).extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR;
 
-/** The codes of a response's errors, once each (messages stay out of logs: they may quote input). */
-function errorCodesOf(errors: readonly GraphQLError[] | undefined): string[] {
+/**
+ * The codes of the errors a response sends, once each (messages stay out of logs: they may quote
+ * input). Read from the formatted errors, as the client receives them: a typed error gets its code
+ * only when formatted, so the raw errors would log it as having none.
+ */
+export function errorCodesOf(errors: readonly GraphQLFormattedError[] | undefined): string[] {
   const codes = new Set<string>();
   for (const error of errors ?? []) {
     const code = error.extensions?.code;
@@ -45,13 +49,16 @@ export function requestLifecyclePlugin(): ApolloServerPlugin<GatewayContext> {
           // replaces this with `private, max-age` for an answer it stored.) Set here rather than by
           // Apollo's cache-control plugin, which would wrap every resolver to compute the same.
           response.http.headers.set('cache-control', 'no-store');
-          if (response.body.kind === 'single') {
-            stampRequestId(response.body.singleResult.errors, contextValue.requestId);
-          }
-          const errorCodes = errorCodesOf(errors);
+          // The errors as sent (an idempotent replay or refusal answers without raising any).
+          const sent =
+            response.body.kind === 'single'
+              ? response.body.singleResult.errors
+              : errors?.map((error) => formatGraphQLError(error.toJSON(), error));
+          stampRequestId(sent, contextValue.requestId);
+          const errorCodes = errorCodesOf(sent);
           const fields: OperationLogFields = {
             operationName: operationName ?? null,
-            errors: errors?.length ?? 0,
+            errors: sent?.length ?? 0,
             ...(errorCodes.length > 0 ? { errorCodes } : {}),
             durationMs: Math.round(performance.now() - started),
           };

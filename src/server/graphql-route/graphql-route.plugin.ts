@@ -5,7 +5,8 @@
  *
  *   onRequest      a client throttled for refused documents gets 429 (limits/refusal-throttle.ts);
  *                  a GET that prefers HTML gets the explorer page; a POST of another content type
- *                  than JSON or multipart is refused (415)
+ *                  than JSON or multipart is refused (415); a GET or multipart request without a
+ *                  CSRF proof header is refused (400, csrf.ts)
  *   preValidation  a multipart upload's body is streamed in (behind the CSRF preflight header)
  *   preHandler     document checks (size, tokens, trusted documents) → a subscription that asks
  *                  for `text/event-stream` becomes an SSE stream → anything else must accept
@@ -17,12 +18,13 @@
 import type { ApolloServer } from '@apollo/server';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type {
+  FastifyError,
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
   preHandlerAsyncHookHandler,
 } from 'fastify';
-import { ErrorCode } from '../../errors/error-codes.ts';
+import { ErrorCode, RequestErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
 import { operationTypeOf } from '../../upstream/graphql-operation.ts';
@@ -38,7 +40,8 @@ import {
 import type { GraphQLSseTransport } from '../subscriptions/graphql-sse.transport.ts';
 import { acceptGraphQLMultipart } from '../uploads/graphql-multipart.plugin.ts';
 import { refuseUnsupportedContentType } from './content-type.policy.ts';
-import { replyWithGraphQLError } from './graphql-error-reply.ts';
+import { refuseCrossSiteRequest } from './csrf.ts';
+import { replyWithGraphQLError, stampErrorAnswer } from './graphql-error-reply.ts';
 import { acceptsJson, asksForEventStream, prefersEventStream, prefersHtml } from './media-types.ts';
 
 export interface GraphqlRouteOptions {
@@ -94,6 +97,29 @@ export async function graphqlRoute(
     });
   }
   scope.addHook('onRequest', refuseUnsupportedContentType);
+  scope.addHook('onRequest', refuseCrossSiteRequest);
+  // Every error answer of the route is GraphQL-shaped and carries the request id: Fastify's own
+  // refusals (a body that is not JSON, or past REQUEST_BODY_LIMIT_BYTES) and a hook that failed…
+  scope.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return replyWithGraphQLError(
+        request,
+        reply,
+        status,
+        new GatewayError(RequestErrorCode.BAD_REQUEST, error.message),
+      );
+    }
+    request.log.error({ err: error }, 'graphql route failed');
+    return replyWithGraphQLError(
+      request,
+      reply,
+      500,
+      new GatewayError(ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error'),
+    );
+  });
+  // …and the refusals Apollo Server answers before its plugins run.
+  scope.addHook('onSend', stampErrorAnswer);
 
   acceptGraphQLMultipart(scope, { maxFileSize: options.maxUploadBytes });
 

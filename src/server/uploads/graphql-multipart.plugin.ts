@@ -8,14 +8,14 @@
  * Nothing of a multipart body is read before two checks pass, so a client without a right to
  * upload cannot make the gateway spool 100 MiB first:
  * - CSRF: a multipart request is a "simple" request a browser sends cross-site without a
- *   preflight, unless it carries a header that forces one (`graphql-route/csrf.ts`); without one it
- *   is left unparsed and Apollo's CSRF check answers;
+ *   preflight, unless it carries a header that forces one (`graphql-route/csrf.ts`); without one the
+ *   route's CSRF check refuses it on request, before this plugin's hook;
  * - credentials: every upload needs a bearer token (the one `Upload` argument is a mutation's), so
  *   a multipart request without one is answered 401 UNAUTHENTICATED, and its connection closed.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import processRequest from 'graphql-upload/processRequest.mjs';
-import { ErrorCode } from '../../errors/error-codes.ts';
+import { ErrorCode, RequestErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import { bearerToken } from '../../upstream/credential.ts';
 import { hasCsrfProof } from '../graphql-route/csrf.ts';
@@ -32,20 +32,22 @@ const isMultipart = (request: FastifyRequest): boolean =>
   /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '');
 
 /** graphql-upload rejects with http-errors (`status`, `expose`); anything else is ours. */
-function sendMultipartError(reply: FastifyReply, error: unknown): FastifyReply {
+function sendMultipartError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+): FastifyReply {
   const status = (error as { status?: unknown }).status;
   const known = typeof status === 'number' && status >= 400 && status < 500;
-  return reply
-    .code(known ? status : 500)
-    .header('content-type', 'application/json; charset=utf-8')
-    .send({
-      errors: [
-        {
-          message: known ? (error as Error).message : 'The multipart request could not be read',
-          extensions: { code: 'BAD_REQUEST' },
-        },
-      ],
-    });
+  return replyWithGraphQLError(
+    request,
+    reply,
+    known ? status : 500,
+    new GatewayError(
+      RequestErrorCode.BAD_REQUEST,
+      known ? (error as Error).message : 'The multipart request could not be read',
+    ),
+  );
 }
 
 /** Registers multipart bodies on the GraphQL route's scope (graphql-route.plugin.ts). */
@@ -61,7 +63,7 @@ export function acceptGraphQLMultipart(
 
   scope.addHook('preValidation', async (request, reply) => {
     if (!isMultipart(request)) return;
-    if (!hasCsrfProof(request)) return; // Apollo's CSRF prevention answers 400
+    if (!hasCsrfProof(request)) return; // refused on request already (graphql-route/csrf.ts)
     if (!bearerToken(request.headers.authorization)) {
       // The unread body must not be taken for the next request on this connection.
       reply.header('connection', 'close');
@@ -84,7 +86,7 @@ export function acceptGraphQLMultipart(
       });
     } catch (error) {
       request.log.info({ err: error }, 'multipart request refused');
-      return sendMultipartError(reply, error);
+      return sendMultipartError(request, reply, error);
     }
   });
 }
