@@ -33,7 +33,8 @@ export async function refuseUnsupportedContentType(request: FastifyRequest, repl
     415,
     new GatewayError(
       ErrorCode.BAD_USER_INPUT,
-      `Unsupported content type ${type ?? '(none)'}: send application/json (multipart/form-data for uploads).`,
+      // What to send first: the client's own type comes last, where the length cap may cut it.
+      `Send \`Content-Type: application/json\` (\`multipart/form-data\` for uploads); ${type ?? 'a request without one'} is not accepted.`,
       { contentType: type ?? null },
     ),
   );

@@ -154,7 +154,7 @@ export async function graphqlRoute(
       406,
       new GatewayError(
         ErrorCode.BAD_USER_INPUT,
-        'The Accept header allows neither application/graphql-response+json nor application/json (text/event-stream is for subscriptions).',
+        'Send `Accept: application/json` or `application/graphql-response+json` (`text/event-stream` is for subscriptions): this Accept header allows neither.',
         { header: 'accept' },
       ),
     );

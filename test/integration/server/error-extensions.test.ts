@@ -106,12 +106,16 @@ describe('HTTP refusals', () => {
     await expectErrors(res, 400, 'BAD_REQUEST');
   });
 
-  it('a content type other than JSON or multipart', async () => {
+  it('a content type other than JSON or multipart: what to send survives the length cap', async () => {
     const res = await stack.http('POST', '/graphql', {
-      headers: { ...auth, 'content-type': 'text/plain' },
+      headers: { ...auth, 'content-type': `application/x-${'long'.repeat(200)}` },
       body: '{ __typename }',
     });
-    await expectErrors(res, 415, 'BAD_USER_INPUT');
+    const [error] = await expectErrors(res, 415, 'BAD_USER_INPUT');
+    expect(error.message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(error.message).toMatch(
+      /^Send `Content-Type: application\/json` \(`multipart\/form-data`/,
+    );
   });
 
   it('an Accept header without JSON', async () => {
@@ -119,7 +123,8 @@ describe('HTTP refusals', () => {
       headers: { ...auth, ...json, accept: 'text/html' },
       body: JSON.stringify({ query: '{ __typename }' }),
     });
-    await expectErrors(res, 406, 'BAD_USER_INPUT');
+    const [error] = await expectErrors(res, 406, 'BAD_USER_INPUT');
+    expect(error.message).toMatch(/^Send `Accept: application\/json`/);
   });
 
   it('a body that is not JSON, past the body limit, empty, or a batch', async () => {
