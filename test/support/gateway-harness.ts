@@ -42,10 +42,13 @@ export interface Stack {
 export interface StackOptions {
   sim?: SimulatorOptions;
   env?: Record<string, string>;
+  /** Where the gateway finds its upstream, given the simulator's URL (e.g. a proxy in front of it). */
+  upstream?: (simulatorUrl: string) => Promise<string>;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const sim = await startSimulator({ ipLimits: false, ...options.sim });
+  const upstreamUrl = options.upstream ? await options.upstream(sim.url) : sim.url;
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -61,11 +64,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     LOG_LEVEL: 'debug',
     NODE_ENV: 'test',
     ...options.env,
-    UPSTREAM_URL: sim.url,
+    UPSTREAM_URL: upstreamUrl,
     PORT: '0',
     HOST: '127.0.0.1',
   });
-  const gateway = await createGateway(config, createLogger(config, sink), sim.url);
+  const gateway = await createGateway(config, createLogger(config, sink), upstreamUrl);
   const url = await gateway.listen();
 
   const http: Stack['http'] = async (method, path, init = {}) => {

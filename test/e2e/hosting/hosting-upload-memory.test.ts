@@ -1,17 +1,17 @@
 /**
- * 50 and 100 MiB uploads while measuring the gateway's resident memory. The gateway runs in a child process
- * (`node src/main.ts`) so its RSS is its own; the simulator runs here. The archive is
- * generated on the fly, so the test does not hold it either.
+ * Memory as the image runs Weft: a gateway process started with the Dockerfile's command, heap
+ * flags and environment (`production-command.ts`), its RSS read from /proc. The simulator runs
+ * here; the archive is generated on the fly, so the test does not hold it either.
  *
- * Streaming shows as memory that does not grow with the file: the peak during a 100 MiB upload is
- * about the peak during a 50 MiB one (what remains is garbage awaiting collection, whose size depends
- * on the Node version's young-generation sizing: ~25 MiB on Node 20, ~57 MiB on Node 24 here). A
- * gateway that held the file would add the extra 50 MiB.
+ * A 100 MiB archive goes through whole under the image's heap limits; then a burst of queries, and
+ * once requests stop the idle memory release (which needs the image's `--expose-gc`) gives back what
+ * the work grew. What the gateway holds of a streaming archive is measured exactly, in-process, by
+ * `test/integration/hosting/hosting-upload-held-bytes.test.ts`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
 import { postMultipart, zipStream } from '../../support/graphql-multipart.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 
@@ -19,10 +19,26 @@ const MiB = 1024 * 1024;
 const FILE_BYTES = 100 * MiB;
 const UPLOAD = `mutation($input: UploadAppSourceInput!) { uploadAppSource(input: $input) {
   jobId bytes userErrors { code message } } }`;
+const CERTIFICATES = `query($first: Int!) { certificateCustomer(customerId: "demo-customer") {
+  certificates(first: $first) { edges { node { id certificateId commonName status statusRaw
+  productType createdAt validStart validEnd subjectAlternativeNames contact { email nameLast } } } } } }`;
 
 let sim: RunningSimulator;
-let gateway: ChildProcess;
-let url: string;
+let gateway: GatewayProcess;
+beforeAll(async () => {
+  sim = await startSimulator({ ipLimits: false, rateLimit: 1_000_000 });
+  gateway = await startGatewayProcess({
+    UPSTREAM_URL: sim.url,
+    MEMORY_RELEASE_IDLE_MS: '1000',
+    // The burst below is cache misses: every answer is built anew.
+    UPSTREAM_CACHE: 'off',
+    UPSTREAM_RATE_LIMIT: '1000000',
+  });
+}, 60_000);
+afterAll(async () => {
+  await gateway?.stop();
+  await sim?.close();
+});
 
 /** Resident set size of a process, bytes (Linux /proc). */
 async function rssOf(pid: number): Promise<number> {
@@ -32,106 +48,56 @@ async function rssOf(pid: number): Promise<number> {
   return Number(kb) * 1024;
 }
 
-beforeAll(async () => {
-  sim = await startSimulator({ ipLimits: false });
-  gateway = spawn(process.execPath, ['src/main.ts'], {
-    cwd: new URL('../../../', import.meta.url).pathname,
-    env: {
-      ...process.env,
-      UPSTREAM_URL: sim.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  url = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: gateway.stdout! });
-    gateway.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
-    lines.on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'Weft is serving the graph' && entry.url) {
-          resolve(entry.url.replace(/\/graphql$/, ''));
-        }
-      } catch {
-        // not a log line
-      }
-    });
-  });
-}, 60_000);
-
-afterAll(async () => {
-  if (gateway.exitCode === null) {
-    const exited = new Promise((resolve) => gateway.once('exit', resolve));
-    gateway.kill('SIGTERM');
-    await exited;
+/** The first log line that contains `text`, once one is there or `timeoutMs` has passed. */
+async function logLine(text: string, timeoutMs: number): Promise<string | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = gateway.logs.find((candidate) => candidate.includes(text));
+    if (line || Date.now() > deadline) return line;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  await sim.close();
-});
-
-const upload = (size: number) =>
-  postMultipart({
-    url,
-    query: UPLOAD,
-    variables: { input: { appId: 'app-0001', zipFile: null } },
-    filePath: 'input.zipFile',
-    file: zipStream(size),
-  });
+}
 
 it(
-  'streams 50 and 100 MiB archives with memory that does not grow with the file',
+  'streams a 100 MiB archive under the image heap flags, and gives memory back once idle',
   { timeout: 120_000 },
   async () => {
-    // Warm up every code path once (JIT, pools, parsers), then settle.
-    const warm = await upload(2 * MiB);
-    expect(warm.body.data.uploadAppSource.userErrors).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-
-    const pid = gateway.pid!;
-    const baseline = await rssOf(pid);
-    const half = await peakDuring(pid, () => upload(FILE_BYTES / 2));
-    const full = await peakDuring(pid, () => upload(FILE_BYTES));
-
-    for (const [run, bytes] of [
-      [half, FILE_BYTES / 2],
-      [full, FILE_BYTES],
-    ] as const) {
-      expect(run.result.body.data.uploadAppSource).toMatchObject({ bytes, userErrors: [] });
-    }
+    const pid = gateway.child.pid!;
+    expect(gateway.logs.join('\n')).not.toContain('idle memory release off');
+    const hash = createHash('sha256');
+    const { body } = await postMultipart({
+      url: gateway.url,
+      query: UPLOAD,
+      variables: { input: { appId: 'app-0001', zipFile: null } },
+      filePath: 'input.zipFile',
+      async *file() {
+        for await (const chunk of zipStream(FILE_BYTES)()) {
+          hash.update(chunk);
+          yield chunk;
+        }
+      },
+    });
+    expect(body.data.uploadAppSource).toMatchObject({ bytes: FILE_BYTES, userErrors: [] });
     const stored = sim.simulator.context.state.hosting.apps.get('app-0001')!.uploads.at(-1)!;
-    expect(stored.bytes).toBe(FILE_BYTES);
-    expect(stored.isZip).toBe(true);
+    expect(stored).toMatchObject({ bytes: FILE_BYTES, sha256: hash.digest('hex'), isZip: true });
 
-    const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+    // Bursts of cache misses until the heap has grown enough for a release (usually the first),
+    // each followed by a quiet moment longer than MEMORY_RELEASE_IDLE_MS.
+    let line: string | undefined;
+    for (let burst = 0; burst < 6 && !line; burst += 1) {
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, () => gateway.gql(CERTIFICATES, { first: 50 })),
+      );
+      for (const answer of answers) expect(answer.body.errors).toBeUndefined();
+      line = await logLine('"idle: memory released"', 3_000);
+    }
+    expect(line, 'no "idle: memory released" after six bursts').toBeDefined();
+    const released = JSON.parse(line!) as { heapMiB: [number, number]; rssMiB: [number, number] };
     console.log(
-      `gateway RSS: baseline ${mib(baseline)}, peak ${mib(half.peak)} during ${mib(FILE_BYTES / 2)}, ` +
-        `peak ${mib(full.peak)} during ${mib(FILE_BYTES)}`,
+      `idle release: heap ${released.heapMiB.join(' → ')} MiB, ` +
+        `RSS ${released.rssMiB.join(' → ')} MiB (now ${((await rssOf(pid)) / MiB).toFixed(0)} MiB)`,
     );
-    // Twice the file, (almost) the same peak: the extra 50 MiB never sit in memory. (The bound leaves
-    // room for sampling noise when the machine is busy with the other test files; buffering the
-    // extra half would add 50 MiB.)
-    expect(full.peak - half.peak).toBeLessThan(FILE_BYTES * 0.4);
-    // And less than the file above the idle process: a buffered 100 MiB would add at least 100 MiB.
-    // (The first large upload itself grows the heap and socket buffers by ~60–75 MiB on this machine,
-    // whatever the file's size, so the bound leaves that room.)
-    expect(full.peak - baseline).toBeLessThan(FILE_BYTES * 0.9);
+    expect(released.heapMiB[1]).toBeLessThan(released.heapMiB[0]);
+    expect(released.rssMiB[1]).toBeLessThan(released.rssMiB[0]);
   },
 );
-
-/** The RSS peak while `work` runs, sampled every 20 ms. */
-async function peakDuring<T>(pid: number, work: () => Promise<T>) {
-  let peak = await rssOf(pid);
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssOf(pid));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  })();
-  const result = await work();
-  sampling = false;
-  await sampler;
-  return { peak, result };
-}

@@ -149,11 +149,20 @@ describe('uploadAppSource', () => {
     expect(await stack.upstreamCalls()).toBe(0);
   });
 
-  it('is NOT_FOUND for an unknown app (the upstream refuses it without reading the file)', async () => {
+  it('is NOT_FOUND for an unknown app: one upstream call, answered 404, and no upload stored', async () => {
+    const uploadsBefore = [...stack.sim.simulator.context.state.hosting.apps.values()].map(
+      (app) => app.uploads.length,
+    );
     const { body } = await send(stack, smallZip(), { appId: 'app-9999' });
     expect(body.data).toBeNull();
     expect(body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
-    expect(uploadsOf(stack, 'app-0003').length).toBeGreaterThan(0);
+    const stats = await stack.sim.stats();
+    expect(stats.byRoute['POST /v1/hosting/nodejs/apps/{appId}/source']).toBe(1);
+    expect(stats.byStatus).toEqual({ 404: 1 });
+    expect(stack.sim.simulator.context.state.hosting.apps.has('app-9999')).toBe(false);
+    expect(
+      [...stack.sim.simulator.context.state.hosting.apps.values()].map((app) => app.uploads.length),
+    ).toEqual(uploadsBefore);
   });
 });
 
