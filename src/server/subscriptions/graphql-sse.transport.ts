@@ -9,6 +9,7 @@ import type { ExecutionResult as SseExecutionResult } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
 import type { ExecutionArgs } from 'graphql';
 import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
+import { errorCodesOf } from '../apollo-plugins.ts';
 import { EVENT_STREAM } from '../graphql-route/media-types.ts';
 import {
   formatSubscriptionResult,
@@ -29,6 +30,8 @@ export interface GraphQLSseTransport {
 
 export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTransport {
   const open = new Set<FastifyReply>();
+  /** The codes of the errors each stream sent, for its log line. */
+  const sentCodes = new WeakMap<FastifyRequest, Set<string>>();
 
   const handler = createHandler({
     // No single-connection mode: each subscription is its own POST.
@@ -50,12 +53,15 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
       return prepared as ExecutionArgs & { contextValue: undefined };
     },
     // graphql-sse serializes with JSON.stringify, so formatted errors go out as they are.
-    onNext: (_ctx, req, result) =>
-      formatSubscriptionResult(
+    onNext: (_ctx, req, result) => {
+      const formatted = formatSubscriptionResult(
         result,
         { requestId: req.raw.id, logger: req.raw.log },
         options.formatOptions,
-      ) as unknown as SseExecutionResult,
+      );
+      for (const code of errorCodesOf(formatted.errors)) sentCodes.get(req.raw)?.add(code);
+      return formatted as unknown as SseExecutionResult;
+    },
   });
 
   async function serve(request: FastifyRequest, reply: FastifyReply) {
@@ -63,6 +69,8 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
     request.headers.accept = EVENT_STREAM;
     reply.hijack();
     open.add(reply);
+    const codes = new Set<string>();
+    sentCodes.set(request, codes);
     const started = performance.now();
     try {
       await handler(request, reply);
@@ -73,7 +81,11 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
     } finally {
       open.delete(reply);
       request.log.info(
-        { transport: 'graphql-sse', durationMs: Math.round(performance.now() - started) },
+        {
+          transport: 'graphql-sse',
+          ...(codes.size > 0 ? { errorCodes: [...codes] } : {}),
+          durationMs: Math.round(performance.now() - started),
+        },
         'graphql subscription',
       );
     }

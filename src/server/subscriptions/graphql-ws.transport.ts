@@ -13,6 +13,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { GatewayContext } from '../../kit/request-context.ts';
+import { errorCodesOf } from '../apollo-plugins.ts';
 import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import {
   formatRequestErrors,
@@ -59,7 +60,7 @@ export function registerGraphQLWs(
   /** Per connection: each running subscription's request id, start and results sent. */
   const running = new WeakMap<
     object,
-    Map<string, { requestId: string; at: number; events: number }>
+    Map<string, { requestId: string; at: number; events: number; errorCodes: Set<string> }>
   >();
   const runningOf = (ctx: object) => {
     let map = running.get(ctx);
@@ -84,20 +85,40 @@ export function registerGraphQLWs(
           };
         });
         if (!('schema' in prepared)) return prepared;
-        runningOf(ctx).set(id, { requestId, at: performance.now(), events: 0 });
+        runningOf(ctx).set(id, {
+          requestId,
+          at: performance.now(),
+          events: 0,
+          errorCodes: new Set(),
+        });
         return prepared;
       },
       onNext: (ctx, id, _payload, args, result) => {
         const entry = runningOf(ctx).get(id);
         if (entry) entry.events += 1;
-        return formatSubscriptionResult(
+        const formatted = formatSubscriptionResult(
           result,
           args.contextValue as GatewayContext,
           options.formatOptions,
         );
+        for (const code of errorCodesOf(formatted.errors)) entry?.errorCodes.add(code);
+        return formatted;
       },
-      onError: (_ctx, _id, _payload, errors) =>
-        formatRequestErrors(errors, randomUUID(), options.formatOptions),
+      onError: (_ctx, _id, payload, errors) => {
+        const requestId = randomUUID();
+        const formatted = formatRequestErrors(errors, requestId, options.formatOptions);
+        // The refusal's request id leads to a log line, as over HTTP.
+        options.logger.info(
+          {
+            reqId: requestId,
+            transport: 'graphql-ws',
+            operationName: payload.operationName ?? null,
+            errorCodes: errorCodesOf(formatted),
+          },
+          'graphql subscription refused',
+        );
+        return formatted;
+      },
       onComplete: (ctx, id, payload) => {
         const entry = runningOf(ctx).get(id);
         runningOf(ctx).delete(id);
@@ -108,6 +129,7 @@ export function registerGraphQLWs(
             transport: 'graphql-ws',
             operationName: payload.operationName ?? null,
             events: entry.events,
+            ...(entry.errorCodes.size > 0 ? { errorCodes: [...entry.errorCodes] } : {}),
             durationMs: Math.round(performance.now() - entry.at),
           },
           'graphql subscription',

@@ -252,31 +252,50 @@ describe('field errors', () => {
 });
 
 describe('subscriptions', () => {
-  it('over SSE: an error event carries its code and a request id', async () => {
-    const { results } = await collectSse(
-      stack.url,
-      'subscription { appJob(jobId: "job-0001") { status } }',
-      {},
-      null,
-    );
-    const errors = results.flatMap((result) => result.errors ?? []);
+  /** The stream's errors carry `code` and one request id, whose log line names the same codes. */
+  async function expectStreamErrors(errors: any[], code: string): Promise<void> {
     expect(errors.length).toBeGreaterThan(0);
-    for (const error of errors) {
-      expect(error.extensions.code).toBe('UNAUTHENTICATED');
-      expect(error.extensions.requestId).toEqual(expect.any(String));
-    }
+    const requestId = errors[0].extensions?.requestId;
+    expect(requestId).toEqual(expect.any(String));
+    for (const error of errors) expect(error.extensions).toMatchObject({ code, requestId });
+    const line = await vi.waitFor(() => {
+      const found = stack.logs
+        .map((text) => JSON.parse(text) as Record<string, any>)
+        .find((entry) => entry.reqId === requestId && /^graphql subscription/.test(entry.msg));
+      if (!found) throw new Error(`no subscription line for ${requestId}`);
+      return found;
+    });
+    expect(line.errorCodes, JSON.stringify(line)).toEqual([code]);
+  }
+
+  it('over SSE: error events', async () => {
+    const job = 'subscription { appJob(jobId: "job-9999") { status } }';
+    const anonymous = await collectSse(stack.url, job, {}, null);
+    await expectStreamErrors(
+      anonymous.results.flatMap((result) => result.errors ?? []),
+      'UNAUTHENTICATED',
+    );
+    const unknown = await collectSse(stack.url, job);
+    await expectStreamErrors(
+      unknown.results.flatMap((result) => result.errors ?? []),
+      'NOT_FOUND',
+    );
   });
 
-  it('over graphql-ws: a query is refused with a code and a request id', async () => {
+  it('over graphql-ws: a refused operation, and an error event', async () => {
     const client = wsClient(stack.url, { authorization: 'Bearer demo-token' });
     try {
-      const { failure } = await collectWs(client, '{ __typename }');
-      const errors = failure as any[];
-      expect(Array.isArray(errors), String(failure)).toBe(true);
-      for (const error of errors) {
-        expect(error.extensions.code).toBe('BAD_REQUEST');
-        expect(error.extensions.requestId).toEqual(expect.any(String));
-      }
+      const refused = await collectWs(client, '{ __typename }');
+      expect(Array.isArray(refused.failure), String(refused.failure)).toBe(true);
+      await expectStreamErrors(refused.failure as any[], 'BAD_REQUEST');
+      const unknown = await collectWs(
+        client,
+        'subscription { appJob(jobId: "job-9999") { status } }',
+      );
+      await expectStreamErrors(
+        unknown.results.flatMap((result) => result.errors ?? []),
+        'NOT_FOUND',
+      );
     } finally {
       await client.dispose();
     }
