@@ -6,19 +6,18 @@ import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
 import type { Transport } from './http-transport.ts';
-import { UNDECLARED_BREAKER, type RouteTable } from './upstream-routes.ts';
+import { UNDECLARED_BREAKER, type RoutedCall } from './upstream-routes.ts';
 
 /** An answer that says the upstream part is failing (not the caller's fault, not the budget). */
 const isFailureStatus = (status: number): boolean => status >= 500;
 
 export function createBreakerTransport(
-  inner: Transport,
+  inner: Transport<RoutedCall>,
   breaker: CircuitBreaker,
-  table: RouteTable,
-): Transport {
+): Transport<RoutedCall> {
   return {
     async send(call, signal) {
-      const breakerClass = table.of(call)?.breaker ?? UNDECLARED_BREAKER;
+      const breakerClass = call.declared?.breaker ?? UNDECLARED_BREAKER;
       const admission = breaker.admit(breakerClass);
       if (!admission.allowed) {
         throw new GatewayError(

@@ -10,7 +10,7 @@ import {
   parseRateLimitHeaders,
   retryAfterSeconds,
 } from './response-envelope.ts';
-import type { RouteClass, RouteTable } from './upstream-routes.ts';
+import type { RouteClass, RoutedCall } from './upstream-routes.ts';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { BudgetCorrection, TokenBucketLimiter } from './token-bucket.ts';
 
@@ -60,13 +60,12 @@ export function isRedundant(
 }
 
 export function createBudgetedTransport(
-  inner: Transport,
+  inner: Transport<RoutedCall>,
   limiter: TokenBucketLimiter,
-  table: RouteTable,
-): Transport {
+): Transport<RoutedCall> {
   return {
     async send(call, signal) {
-      const routeClass = table.of(call)?.limitClass;
+      const routeClass = call.declared?.limitClass;
       const credentialId = call.credential.id;
       const budget = await limiter.acquire(credentialId, routeClass);
       call.scope?.facts?.recordSpend(budget);

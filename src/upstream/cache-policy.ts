@@ -105,7 +105,6 @@ interface DeclaredPolicy {
 }
 interface PolicyTable {
   readonly routes: readonly DeclaredPolicy[];
-  of(call: Pick<UpstreamCall, 'method' | 'route'>): DeclaredPolicy | undefined;
 }
 
 /** The TTL table (docs/efficiency.md "Cache"): kind, TTL, routes. */
@@ -133,7 +132,8 @@ const lowerCased = (headers: Readonly<Record<string, string>> | undefined) => {
 };
 
 export interface CachePolicy {
-  decide(call: UpstreamCall): CacheDecision;
+  /** What to do with the call, by its route's declared policy (undefined: an undeclared route). */
+  decide(call: UpstreamCall, declared: RoutePolicy | undefined): CacheDecision;
 }
 
 /**
@@ -169,8 +169,7 @@ export function createCachePolicy(
     tags: rule.tags(parts),
   });
   return {
-    decide(call) {
-      const policy = table.of(call)?.cache;
+    decide(call, policy) {
       if (!policy) return { type: 'pass' };
       const parts: CallParts = {
         method: call.method,

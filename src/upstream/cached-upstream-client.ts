@@ -1,6 +1,6 @@
 /**
- * The cache and singleflight layers of the upstream client (docs/efficiency.md: cache → singleflight →
- * token bucket → undici). Per call, the route's policy (`cache-policy.ts`) decides:
+ * The cache and singleflight layers of the upstream client (their place among the others:
+ * `create-upstream-stack.ts`). Per call, the route's declared policy (`cache-policy.ts`) decides:
  * - cacheable read: a fresh entry answers without an upstream call; otherwise one call per key is in
  *   flight at a time (singleflight) and its answer is stored. When that call fails with a 5xx, a 429,
  *   a network error or a timeout, the token bucket is empty or the circuit is open, an entry no older than
@@ -18,11 +18,12 @@ import { wasNotSent } from './http-transport.ts';
 import type { StaleReason } from './request-facts.ts';
 import type { CachedAnswer, CacheLookup, UpstreamCache } from './upstream-cache.ts';
 import type { Singleflight } from './singleflight.ts';
-import type { UpstreamCall, UpstreamResponse } from './upstream-call.ts';
+import type { UpstreamResponse } from './upstream-call.ts';
 import type { UpstreamClient } from './upstream-client.ts';
+import type { RoutedCall } from './upstream-routes.ts';
 
 export interface CachedUpstreamClientOptions {
-  readonly inner: UpstreamClient;
+  readonly inner: UpstreamClient<RoutedCall>;
   readonly cache: UpstreamCache;
   readonly policy: CachePolicy;
   readonly keyOf: CacheKeyer;
@@ -70,7 +71,7 @@ function mayHaveApplied(error: unknown): boolean {
 }
 
 /** A call that others may join: it must not die with the first caller's abort signal. */
-const shareable = (call: UpstreamCall): UpstreamCall => {
+const shareable = (call: RoutedCall): RoutedCall => {
   if (!call.signal) return call;
   const { signal: _signal, ...rest } = call;
   return rest;
@@ -102,7 +103,9 @@ interface Fetched<T> {
   readonly stored: CachedAnswer | undefined;
 }
 
-export function createCachedUpstreamClient(options: CachedUpstreamClientOptions): UpstreamClient {
+export function createCachedUpstreamClient(
+  options: CachedUpstreamClientOptions,
+): UpstreamClient<RoutedCall> {
   const { inner, cache, policy, keyOf, singleflight, logger } = options;
   const now = options.now ?? Date.now;
   let lastStoreWarning = 0;
@@ -121,7 +124,7 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
   });
 
   async function fetchAndStore<T>(
-    call: UpstreamCall,
+    call: RoutedCall,
     decision: Extract<CacheDecision, { type: 'cache' }>,
     key: string,
     lookup: CacheLookup | undefined,
@@ -151,7 +154,7 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
   }
 
   async function cached<T>(
-    call: UpstreamCall,
+    call: RoutedCall,
     decision: Extract<CacheDecision, { type: 'cache' }>,
   ): Promise<UpstreamResponse<T>> {
     const key = keyOf(call, decision.kind);
@@ -194,7 +197,7 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
     }
   }
 
-  async function write<T>(call: UpstreamCall, tags: readonly string[]) {
+  async function write<T>(call: RoutedCall, tags: readonly string[]) {
     const invalidate = async () => {
       // New readers must not join reads that started before this write.
       singleflight.forgetAll();
@@ -215,8 +218,8 @@ export function createCachedUpstreamClient(options: CachedUpstreamClientOptions)
   }
 
   return {
-    request<T>(call: UpstreamCall): Promise<UpstreamResponse<T>> {
-      const decision = policy.decide(call);
+    request<T>(call: RoutedCall): Promise<UpstreamResponse<T>> {
+      const decision = policy.decide(call, call.declared?.cache);
       switch (decision.type) {
         case 'cache':
           return cached<T>(call, decision);

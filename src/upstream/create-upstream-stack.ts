@@ -1,8 +1,8 @@
 /**
- * Builds the one upstream client from the configuration, in this order (README "Layers", docs/efficiency.md):
- *
- *   path-parameter check → cache (keyv, credential-scoped) → singleflight → redaction → [deadline + retries]
- *     → refused-token check → circuit breaker → token bucket → undici
+ * Builds the one upstream client from the configuration and the route table. The order of its layers
+ * is the list `layers` below, outermost first — the one place it is written (README "The request
+ * path" and docs/efficiency.md point here). A call enters through the route lookup, which attaches
+ * its route's declaration (`route-lookup.ts`) for every layer below to read.
  *
  * The token bucket wraps the transport so that every attempt, retries included, is paid for; the
  * cache and singleflight wrap the client so that a hit costs no attempt at all. With `REDIS_URL`, the
@@ -24,6 +24,8 @@ import { createMemoryBucketStore } from './memory-bucket-store.ts';
 import { createRedisBucketStore } from './redis-bucket-store.ts';
 import type { RedisConnection } from './redis-connection.ts';
 import { createUpstreamCache, type UpstreamCache } from './upstream-cache.ts';
+import { assembleLayers, type UpstreamLayer } from './upstream-layers.ts';
+import { createRouteLookup } from './route-lookup.ts';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 import { createSingleflight } from './singleflight.ts';
 import { createTokenBucketLimiter, type BucketStore } from './token-bucket.ts';
@@ -99,77 +101,111 @@ export async function createUpstreamStack(
     onRefuse: (bucket) => metrics?.bucketRefusal(bucket),
   });
 
-  const http = createInstrumentedTransport(
-    createTransport({
-      baseUrl: upstreamUrl,
-      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
-      headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
-      bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
-      maxResponseBytes: config.UPSTREAM_MAX_RESPONSE_BYTES,
-      connections: config.UPSTREAM_CONNECTIONS,
-    }),
-    observers,
-  );
   if (config.UPSTREAM_LIMITER === 'off') {
     log.warn('UPSTREAM_LIMITER=off: nothing keeps this gateway within the upstream budget');
   }
-  const retrying = createUpstreamClient({
-    // A refused token is refused before everything; the breaker sits outside the budget: an open
-    // circuit spends no token.
-    transport: createRefusedCredentialTransport(
-      createBreakerTransport(
-        config.UPSTREAM_LIMITER === 'on' ? createBudgetedTransport(http, limiter, routes) : http,
-        createCircuitBreaker({
-          failureThreshold: config.BREAKER_FAILURE_THRESHOLD,
-          openMs: config.BREAKER_OPEN_MS,
-          onStateChange: (breakerClass, state) => {
-            metrics?.breakerState(breakerClass, state);
-            log.warn({ breakerClass, state }, 'upstream circuit changed state');
-          },
-        }),
-        routes,
-      ),
-      routes,
-    ),
-    deadlineMs: config.UPSTREAM_DEADLINE_MS,
-    retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.UPSTREAM_MAX_ATTEMPTS },
-    observe: ({ call, status, durationMs, attempt }) => {
-      log.debug(
-        { route: `${call.method} ${call.route}`, status, durationMs, attempt },
-        'upstream call',
-      );
-    },
-  });
-  const core = createRedactingClient(retrying, routes);
 
-  let client = core;
   let cache: UpstreamCache | undefined;
   if (config.UPSTREAM_CACHE === 'on') {
-    const staleMaxAgeMs = config.CACHE_STALE_MAX_AGE_SEC * 1000;
     const longestTtlMs = Math.max(...cacheKinds(routes).map((row) => row.ttlSec), 0) * 1000;
-    const overrides = config.CACHE_TTL_OVERRIDES;
-    const longestOverrideMs = Math.max(...overrides.values(), 0) * 1000;
+    const longestOverrideMs = Math.max(...config.CACHE_TTL_OVERRIDES.values(), 0) * 1000;
     cache = createUpstreamCache({
       store: redis
         ? { type: 'redis', connection: redis, prefix: config.REDIS_KEY_PREFIX }
         : { type: 'memory', maxBytes: config.CACHE_MAX_BYTES },
       // A tag version must outlive every entry that may carry it.
-      tagTtlMs: Math.max(longestTtlMs, longestOverrideMs) + staleMaxAgeMs + 60_000,
-    });
-    client = createCachedUpstreamClient({
-      inner: core,
-      cache,
-      policy: cachePolicy,
-      keyOf: createCacheKeyer(config.CREDENTIAL_HMAC_SECRET ?? randomBytes(32).toString('hex')),
-      singleflight: createSingleflight(),
-      staleMaxAgeMs,
-      logger: log,
-      onLookup: (result) => metrics?.cacheLookup(result),
+      tagTtlMs:
+        Math.max(longestTtlMs, longestOverrideMs) + config.CACHE_STALE_MAX_AGE_SEC * 1000 + 60_000,
     });
   }
 
-  // Outermost: a bad path parameter costs no lookup, no token and no call.
-  client = createPathParamGuard(client);
+  /** Every upstream call passes these, in this order: outermost first. */
+  const layers: readonly UpstreamLayer[] = [
+    // A bad path parameter costs no lookup, no token and no call.
+    { name: 'path-parameter check', wraps: 'calls', wrap: createPathParamGuard },
+    ...(cache
+      ? [
+          {
+            name: 'cache and singleflight',
+            wraps: 'calls',
+            wrap: (inner) =>
+              createCachedUpstreamClient({
+                inner,
+                cache,
+                policy: cachePolicy,
+                keyOf: createCacheKeyer(
+                  config.CREDENTIAL_HMAC_SECRET ?? randomBytes(32).toString('hex'),
+                ),
+                singleflight: createSingleflight(),
+                staleMaxAgeMs: config.CACHE_STALE_MAX_AGE_SEC * 1000,
+                logger: log,
+                onLookup: (result) => metrics?.cacheLookup(result),
+              }),
+          } satisfies UpstreamLayer,
+        ]
+      : []),
+    // Before anything caches an answer or reads it.
+    { name: 'redaction', wraps: 'calls', wrap: createRedactingClient },
+    {
+      name: 'deadline and retries',
+      wraps: 'attempts-into-calls',
+      wrap: (transport) =>
+        createUpstreamClient({
+          transport,
+          deadlineMs: config.UPSTREAM_DEADLINE_MS,
+          retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.UPSTREAM_MAX_ATTEMPTS },
+          observe: ({ call, status, durationMs, attempt }) => {
+            log.debug(
+              { route: `${call.method} ${call.route}`, status, durationMs, attempt },
+              'upstream call',
+            );
+          },
+        }),
+    },
+    // A refused token is refused before everything below.
+    { name: 'refused-token check', wraps: 'attempts', wrap: createRefusedCredentialTransport },
+    // Outside the budget: an open circuit spends no token.
+    {
+      name: 'circuit breaker',
+      wraps: 'attempts',
+      wrap: (inner) =>
+        createBreakerTransport(
+          inner,
+          createCircuitBreaker({
+            failureThreshold: config.BREAKER_FAILURE_THRESHOLD,
+            openMs: config.BREAKER_OPEN_MS,
+            onStateChange: (breakerClass, state) => {
+              metrics?.breakerState(breakerClass, state);
+              log.warn({ breakerClass, state }, 'upstream circuit changed state');
+            },
+          }),
+        ),
+    },
+    ...(config.UPSTREAM_LIMITER === 'on'
+      ? [
+          {
+            name: 'token buckets (credential, route class)',
+            wraps: 'attempts',
+            wrap: (inner) => createBudgetedTransport(inner, limiter),
+          } satisfies UpstreamLayer,
+        ]
+      : []),
+    // Innermost: each HTTP request is counted once.
+    {
+      name: 'metrics and trace spans',
+      wraps: 'attempts',
+      wrap: (inner) => createInstrumentedTransport(inner, observers),
+    },
+  ];
+  const socket = createTransport({
+    baseUrl: upstreamUrl,
+    connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+    headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+    maxResponseBytes: config.UPSTREAM_MAX_RESPONSE_BYTES,
+    connections: config.UPSTREAM_CONNECTIONS,
+  });
+  const client = createRouteLookup(assembleLayers(layers, socket), routes);
 
   return {
     client,

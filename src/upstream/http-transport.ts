@@ -22,9 +22,10 @@ export interface RawResponse {
   readonly body: unknown;
 }
 
-export interface Transport {
+/** Sends attempts; `Call` is what its callers hand it (below the route lookup, a `RoutedCall`). */
+export interface Transport<Call extends UpstreamCall = UpstreamCall> {
   /** Sends one attempt; throws {@link UpstreamError} of kind network/timeout/too-large/refused. */
-  send(call: UpstreamCall, signal: AbortSignal): Promise<RawResponse>;
+  send(call: Call, signal: AbortSignal): Promise<RawResponse>;
   /** Any HTTP answer from the origin (no credential, no budget): used by `/readyz`. */
   probe(signal: AbortSignal): Promise<boolean>;
   /** Lets calls still under way finish for up to {@link CLOSE_GRACE_MS}, then aborts them. */

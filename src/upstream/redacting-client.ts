@@ -3,14 +3,16 @@
  * successful answer before the cache stores it or anything else reads it, so what is sensitive is
  * never held at rest, in a log or in a resolver — and a cached answer looks like a fresh one.
  */
-import type { UpstreamCall, UpstreamResponse } from './upstream-call.ts';
+import type { UpstreamResponse } from './upstream-call.ts';
 import type { UpstreamClient } from './upstream-client.ts';
-import type { RouteTable } from './upstream-routes.ts';
+import type { RoutedCall } from './upstream-routes.ts';
 
-export function createRedactingClient(inner: UpstreamClient, table: RouteTable): UpstreamClient {
+export function createRedactingClient(
+  inner: UpstreamClient<RoutedCall>,
+): UpstreamClient<RoutedCall> {
   return {
-    async request<T>(call: UpstreamCall) {
-      const redact = table.of(call)?.redact;
+    async request<T>(call: RoutedCall) {
+      const redact = call.declared?.redact;
       const response = await inner.request<T>(call);
       if (!redact) return response;
       return { ...response, data: redact(response.data) as T } satisfies UpstreamResponse<T>;

@@ -10,16 +10,15 @@ import { entryBound } from './entry-bound.ts';
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
 import type { Transport } from './http-transport.ts';
-import type { RouteTable } from './upstream-routes.ts';
+import type { RoutedCall } from './upstream-routes.ts';
 
 /** How long a refused token is refused locally: long enough to stop a flood, short enough for a fix. */
 export const REFUSED_CREDENTIAL_MS = 30_000;
 
 export function createRefusedCredentialTransport(
-  inner: Transport,
-  table: RouteTable,
+  inner: Transport<RoutedCall>,
   now: () => number = Date.now,
-): Transport {
+): Transport<RoutedCall> {
   /** Credential HMAC id → until when it is refused locally. */
   const refused = new LRUCache<string, number>(entryBound(100_000));
   return {
@@ -33,7 +32,7 @@ export function createRefusedCredentialTransport(
         );
       }
       const response = await inner.send(call, signal);
-      if (response.status === 401 && !table.of(call)?.resourceScoped401) {
+      if (response.status === 401 && !call.declared?.resourceScoped401) {
         refused.set(call.credential.id, now() + REFUSED_CREDENTIAL_MS);
       } else if (response.status < 400 && until !== undefined) {
         refused.delete(call.credential.id);

@@ -34,14 +34,15 @@ export interface UpstreamObservation {
   readonly attempt: number;
 }
 
-export interface UpstreamClient {
-  request<T>(call: UpstreamCall): Promise<UpstreamResponse<T>>;
+/** Makes calls; `Call` is what its callers hand it (below the route lookup, a `RoutedCall`). */
+export interface UpstreamClient<Call extends UpstreamCall = UpstreamCall> {
+  request<T>(call: Call): Promise<UpstreamResponse<T>>;
   probe(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
-export interface UpstreamClientOptions {
-  readonly transport: Transport;
+export interface UpstreamClientOptions<Call extends UpstreamCall> {
+  readonly transport: Transport<Call>;
   readonly deadlineMs: number;
   readonly retry: RetryPolicy;
   readonly observe?: (observation: UpstreamObservation) => void;
@@ -89,7 +90,9 @@ function withUnknownOutcome(call: UpstreamCall, error: UpstreamError): UpstreamE
   });
 }
 
-export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+export function createUpstreamClient<Call extends UpstreamCall>(
+  options: UpstreamClientOptions<Call>,
+): UpstreamClient<Call> {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
@@ -107,7 +110,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     );
 
   return {
-    async request<T>(call: UpstreamCall): Promise<UpstreamResponse<T>> {
+    async request<T>(call: Call): Promise<UpstreamResponse<T>> {
       const deadline = now() + (call.deadlineMs ?? options.deadlineMs);
       // A streamed body can be read once: it is never resent, whatever the method.
       const retryable = isRetryableMethod(call.method, call.idempotent) && !isStreamBody(call.body);

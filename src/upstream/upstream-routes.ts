@@ -1,6 +1,6 @@
 /**
  * What the upstream stack knows about one route, declared by the domain that calls it
- * (`<domain>/<domain>.routes.ts`) and assembled by `graph/upstream-routes.ts`. The stack reads only
+ * (`<domain>/<domain>.upstream-routes.ts`) and assembled by `graph/upstream-routes.ts`. The stack reads only
  * this declaration: `upstream/` itself holds no route path and no domain knowledge.
  */
 import type { RoutePolicy } from './cache-policy.ts';
@@ -49,6 +49,14 @@ export const inCircuit = (
 
 /** The breaker part of a call to an undeclared route. */
 export const UNDECLARED_BREAKER = 'other';
+
+/**
+ * A call with its route's declaration (undefined for an undeclared route), looked up once as the
+ * call enters the stack (`route-lookup.ts`): every layer below reads `declared` instead of the table.
+ */
+export interface RoutedCall extends UpstreamCall {
+  readonly declared: UpstreamRoute | undefined;
+}
 
 export interface RouteTable {
   readonly routes: readonly UpstreamRoute[];

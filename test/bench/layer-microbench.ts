@@ -14,6 +14,7 @@ import { createCacheKeyer } from '../../src/upstream/cache-key.ts';
 import { createCachePolicy } from '../../src/upstream/cache-policy.ts';
 import { upstreamRoutes } from '../../src/graph/upstream-routes.ts';
 import { createCachedUpstreamClient } from '../../src/upstream/cached-upstream-client.ts';
+import { createRouteLookup } from '../../src/upstream/route-lookup.ts';
 import { createCredentialFactory } from '../../src/upstream/credential.ts';
 import { createFallbackBucketStore } from '../../src/upstream/fallback-bucket-store.ts';
 import { createMemoryBucketStore } from '../../src/upstream/memory-bucket-store.ts';
@@ -50,18 +51,22 @@ export async function cacheHitUs(detail: unknown): Promise<number> {
     probe: async () => true,
     close: async () => undefined,
   };
-  const client = createCachedUpstreamClient({
-    inner,
-    cache: createUpstreamCache({
-      store: { type: 'memory', maxBytes: 64 << 20 },
-      tagTtlMs: 3_600_000,
+  const routes = upstreamRoutes();
+  const client = createRouteLookup(
+    createCachedUpstreamClient({
+      inner,
+      cache: createUpstreamCache({
+        store: { type: 'memory', maxBytes: 64 << 20 },
+        tagTtlMs: 3_600_000,
+      }),
+      policy: createCachePolicy(routes),
+      keyOf: createCacheKeyer('bench-secret-0123456789abcdef'),
+      singleflight: createSingleflight(),
+      staleMaxAgeMs: 600_000,
+      logger: silent,
     }),
-    policy: createCachePolicy(upstreamRoutes()),
-    keyOf: createCacheKeyer('bench-secret-0123456789abcdef'),
-    singleflight: createSingleflight(),
-    staleMaxAgeMs: 600_000,
-    logger: silent,
-  });
+    routes,
+  );
   const call: UpstreamCall = {
     method: 'GET',
     route: '/v2/customers/{customerId}/certificates/{certificateId}',

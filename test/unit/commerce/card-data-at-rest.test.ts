@@ -22,6 +22,7 @@ import { createCachePolicy } from '../../../src/upstream/cache-policy.ts';
 import { createCachedUpstreamClient } from '../../../src/upstream/cached-upstream-client.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import { createRedactingClient } from '../../../src/upstream/redacting-client.ts';
+import { createRouteLookup } from '../../../src/upstream/route-lookup.ts';
 import { createUpstreamCache } from '../../../src/upstream/upstream-cache.ts';
 import { createSingleflight } from '../../../src/upstream/singleflight.ts';
 import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
@@ -120,22 +121,25 @@ async function stack(store: Store) {
       : { type: 'memory', maxBytes: 8 << 20 },
     tagTtlMs: 60_000,
   });
-  const client = createCachedUpstreamClient({
-    inner: createRedactingClient(inner, routes),
-    cache: {
-      ...cache,
-      // Every entry as the store receives it (the memory store keeps it as this object).
-      store: async (key, answer, ttlMs) => {
-        memory.set(key, answer);
-        await cache.store(key, answer, ttlMs);
+  const client = createRouteLookup(
+    createCachedUpstreamClient({
+      inner: createRedactingClient(inner),
+      cache: {
+        ...cache,
+        // Every entry as the store receives it (the memory store keeps it as this object).
+        store: async (key, answer, ttlMs) => {
+          memory.set(key, answer);
+          await cache.store(key, answer, ttlMs);
+        },
       },
-    },
-    policy: createCachePolicy(routes),
-    keyOf: createCacheKeyer('unit-test-secret-0123456789'),
-    singleflight: createSingleflight(),
-    staleMaxAgeMs: 60_000,
-    logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
-  });
+      policy: createCachePolicy(routes),
+      keyOf: createCacheKeyer('unit-test-secret-0123456789'),
+      singleflight: createSingleflight(),
+      staleMaxAgeMs: 60_000,
+      logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    }),
+    routes,
+  );
   const credential = createCredentialFactory('unit-test-secret-0123456789')('demo-token');
   const read = <T>(route: string) =>
     client.request<T>({

@@ -24,7 +24,7 @@ const credential = createCredentialFactory('unit-test-secret-0123456789')('demo-
 const table = upstreamRoutes();
 const policy = createCachePolicy(table);
 const decide = (call: Omit<UpstreamCall, 'credential'>): CacheDecision =>
-  policy.decide({ ...call, credential });
+  policy.decide({ ...call, credential }, table.of(call)?.cache);
 
 /** Every operation of the three upstream documents. */
 const UPSTREAM_ROUTES = [
@@ -366,12 +366,13 @@ describe('cache policy', () => {
       ['app', 5],
       ['store', 1],
     ]);
-    const decision = createCachePolicy(table, overrides).decide({
-      method: 'GET',
+    const call = {
+      method: 'GET' as const,
       route: '/v1/commerce/stores/{storeId}',
       params: { storeId: STORE },
       credential,
-    });
+    };
+    const decision = createCachePolicy(table, overrides).decide(call, table.of(call)?.cache);
     expect(decision).toMatchObject({ type: 'cache', ttlSec: 1 });
   });
 

@@ -10,7 +10,7 @@ import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import type { RawResponse, Transport } from '../../../src/upstream/http-transport.ts';
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
 import { createRequestFacts } from '../../../src/upstream/request-facts.ts';
-import { createRouteTable, type RouteClass } from '../../../src/upstream/upstream-routes.ts';
+import type { RouteClass } from '../../../src/upstream/upstream-routes.ts';
 
 const READS: RouteClass = { name: 'reads', limit: 120, windowMs: 60_000, perCredential: false };
 const WRITES: RouteClass = { name: 'writes', limit: 30, windowMs: 60_000, perCredential: false };
@@ -73,7 +73,7 @@ describe('budgeted transport', () => {
       maxWaitMs: 0,
     });
     return {
-      transport: createBudgetedTransport(inner, limiter, createRouteTable([])),
+      transport: createBudgetedTransport(inner, limiter),
       sent,
       limiter,
     };
@@ -83,7 +83,13 @@ describe('budgeted transport', () => {
     const { transport, sent } = setup(2);
     const facts = createRequestFacts();
     const scope = { credential, requestId: 'r1', facts };
-    const call = { method: 'GET' as const, route: '/v2/certificates', credential, scope };
+    const call = {
+      method: 'GET' as const,
+      route: '/v2/certificates',
+      credential,
+      scope,
+      declared: undefined, // no extra limit: only the credential's bucket
+    };
     const signal = new AbortController().signal;
     await transport.send(call, signal);
     await transport.send(call, signal);

@@ -12,6 +12,7 @@ import { createCacheKeyer } from '../../../src/upstream/cache-key.ts';
 import { createCachePolicy } from '../../../src/upstream/cache-policy.ts';
 import { upstreamRoutes } from '../../../src/graph/upstream-routes.ts';
 import { createCachedUpstreamClient } from '../../../src/upstream/cached-upstream-client.ts';
+import { createRouteLookup } from '../../../src/upstream/route-lookup.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import { createRequestFacts } from '../../../src/upstream/request-facts.ts';
 import { createUpstreamCache } from '../../../src/upstream/upstream-cache.ts';
@@ -37,19 +38,23 @@ function setup(answer: Answer = async (call) => ({ appId: call.params?.appId, n:
     probe: async () => true,
     close: async () => undefined,
   };
-  const client = createCachedUpstreamClient({
-    inner,
-    cache: createUpstreamCache({
-      store: { type: 'memory', maxBytes: 1 << 20 },
-      tagTtlMs: 3_600_000,
+  const routes = upstreamRoutes();
+  const client = createRouteLookup(
+    createCachedUpstreamClient({
+      inner,
+      cache: createUpstreamCache({
+        store: { type: 'memory', maxBytes: 1 << 20 },
+        tagTtlMs: 3_600_000,
+      }),
+      policy: createCachePolicy(routes),
+      keyOf: createCacheKeyer('unit-test-secret-0123456789'),
+      singleflight: createSingleflight(),
+      staleMaxAgeMs: 60_000,
+      logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+      now: () => clock,
     }),
-    policy: createCachePolicy(upstreamRoutes()),
-    keyOf: createCacheKeyer('unit-test-secret-0123456789'),
-    singleflight: createSingleflight(),
-    staleMaxAgeMs: 60_000,
-    logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
-    now: () => clock,
-  });
+    routes,
+  );
   return {
     client,
     calls,

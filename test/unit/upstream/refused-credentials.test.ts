@@ -36,12 +36,15 @@ function setup() {
     probe: async () => true,
     close: async () => undefined,
   };
-  const transport = createRefusedCredentialTransport(inner, ROUTES, () => clock);
+  const transport = createRefusedCredentialTransport(inner, () => clock);
   const signal = new AbortController().signal;
   return {
     sent,
     send: (credential: typeof junk, route = '/things') =>
-      transport.send({ method: 'GET', route, credential }, signal),
+      transport.send(
+        { method: 'GET', route, credential, declared: ROUTES.of({ method: 'GET', route }) },
+        signal,
+      ),
     advance: (ms: number) => (clock += ms),
   };
 }
