@@ -37,23 +37,30 @@ export function replyWithGraphQLError(
 /**
  * onSend of the GraphQL route: an error answer Apollo Server wrote before its plugins ran (so
  * without the request id) gets the request id on each error, and its codes on the access line.
- * Only answers of status 400 and above are read, and only those without a request id are rewritten.
+ * Only answers of status 400 and above are read, and only those without a request id are rewritten;
+ * a callback hook, so that every other answer passes without a promise.
  */
-export async function stampErrorAnswer(
+export function stampErrorAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
-): Promise<unknown> {
+  done: (error: null, payload: unknown) => void,
+): void {
   if (reply.statusCode < 400 || typeof payload !== 'string' || payload.includes('"requestId"')) {
-    return payload;
+    done(null, payload);
+    return;
   }
   let body: { errors?: unknown } | undefined;
   try {
     body = JSON.parse(payload) as { errors?: unknown };
   } catch {
-    return payload;
+    done(null, payload);
+    return;
   }
-  if (!Array.isArray(body?.errors)) return payload;
+  if (!Array.isArray(body?.errors)) {
+    done(null, payload);
+    return;
+  }
   const errors = body.errors as GraphQLFormattedError[];
   stampRequestId(errors, request.id);
   request.operationLog ??= {
@@ -62,5 +69,5 @@ export async function stampErrorAnswer(
     errorCodes: errorCodesOf(errors),
     durationMs: Math.round(reply.elapsedTime),
   };
-  return JSON.stringify(body);
+  done(null, JSON.stringify(body));
 }
