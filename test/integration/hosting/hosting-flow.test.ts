@@ -4,15 +4,26 @@
  * polling, by graphql-ws subscriptions, and by GraphQL over SSE.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeProcessDate, type FakeProcessDate } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { postMultipart, smallZip } from '../../support/graphql-multipart.ts';
 import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.ts';
 
 let stack: Stack;
+/** The stack's clock: `pollUntil` moves it past the cache's hold on moving state. */
+let time: FakeProcessDate;
 beforeAll(async () => {
-  stack = await startStack();
+  time = fakeProcessDate();
+  // The flow is the subject here, not the backoff (job-pollers.test.ts): poll at the shortest
+  // intervals the configuration allows.
+  stack = await startStack({
+    env: { SUBSCRIPTION_POLL_MIN_MS: '50', SUBSCRIPTION_POLL_MAX_MS: '200' },
+  });
 });
-afterAll(() => stack.close());
+afterAll(async () => {
+  await stack.close();
+  time.restore();
+});
 
 const CREATE = `mutation($name: String!) { createApp(input: { name: $name }) {
   job { jobId status statusRaw app { appId } } userErrors { code message path } } }`;
@@ -87,17 +98,17 @@ async function expectLive(appId: string, deploymentId: string, name: string) {
 }
 
 /**
- * Reads until `done` says so. Reads of moving state may be answered from the gateway's cache for a
- * few seconds (deployments, runtime status), so the budget is generous.
+ * Reads until `done` says so. Reads of moving state may be answered from the gateway's cache for up
+ * to 5 s (deployments, runtime status), so each read after one that is not done moves the stack's
+ * clock that far: the next read is a fresh one, and the simulator's timed steps move on too.
  */
 async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T[]> {
   const seen: T[] = [];
-  const until = Date.now() + 25_000;
-  while (Date.now() < until) {
+  for (let reads = 0; reads < 40; reads += 1) {
     const value = await read();
     seen.push(value);
     if (done(value)) return seen;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    time.advance(5_000);
   }
   throw new Error(`never finished: ${JSON.stringify(seen.slice(-3))}`);
 }
