@@ -2,12 +2,8 @@
  * Request bodies of the order and reissue calls. The upstream shows none; Weft sends fields named
  * after the Certificate record, and checks what it can before spending an upstream call.
  */
-import { ErrorCode } from '../errors/error-codes.ts';
-import { GatewayError } from '../errors/gateway-errors.ts';
+import { badInput } from '../kit/bad-input.ts';
 import type { OrderCertificateInput, ReissueCertificateInput } from '../generated/resolvers.ts';
-
-const invalid = (field: string, message: string) =>
-  new GatewayError(ErrorCode.BAD_USER_INPUT, message, { field });
 
 /** Drops null/undefined members (GraphQL nulls mean "not given" for these optional fields). */
 function compact(record: Record<string, unknown>): Record<string, unknown> {
@@ -25,7 +21,7 @@ function compact(record: Record<string, unknown>): Record<string, unknown> {
 
 function checkCsr(csr: string | null | undefined): void {
   if (csr != null && !/-----BEGIN (NEW )?CERTIFICATE REQUEST-----/.test(csr)) {
-    throw invalid('csr', '`csr` must be a PEM-encoded PKCS#10 certificate request');
+    throw badInput('csr', '`csr` must be a PEM-encoded PKCS#10 certificate request');
   }
 }
 
@@ -35,12 +31,12 @@ const LOCALE = /^[a-z]{2,3}(-[a-z0-9]{2,8}){0,3}$/i;
 export function buildOrderBody(input: OrderCertificateInput): Record<string, unknown> {
   checkCsr(input.csr);
   if (!Number.isInteger(input.period) || input.period < 1) {
-    throw invalid('period', '`period` must be a whole number of years, at least 1');
+    throw badInput('period', '`period` must be a whole number of years, at least 1');
   }
   if (input.productType.trim() === '')
-    throw invalid('productType', '`productType` must not be empty');
+    throw badInput('productType', '`productType` must not be empty');
   if (input.marketId != null && !LOCALE.test(input.marketId)) {
-    throw invalid('marketId', '`marketId` must be a locale such as en-US');
+    throw badInput('marketId', '`marketId` must be a locale such as en-US');
   }
   const { marketId: _marketId, ...body } = input;
   return compact(body);

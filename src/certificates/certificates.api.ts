@@ -4,7 +4,7 @@
  */
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
-import { readJson } from '../upstream/read-json.ts';
+import { createUpstreamReader } from '../kit/upstream-reader.ts';
 import { positiveOffset } from '../kit/offset-cursor.ts';
 import { CERTIFICATE_ROUTES } from './certificates.upstream-routes.ts';
 
@@ -149,29 +149,25 @@ export interface OrderResultDto {
 export type CertificatesApi = ReturnType<typeof createCertificatesApi>;
 
 export function createCertificatesApi(upstream: UpstreamClient, scope: RequestScope) {
-  const get = <T>(
-    route: string,
-    params: Record<string, string>,
-    query?: Record<string, string | number | undefined>,
-  ) => readJson<T>(upstream, scope, route, { params, ...(query ? { query } : {}) });
+  const get = createUpstreamReader(upstream, scope);
 
   return {
     certificatesByEntitlement: (entitlementId: string, latest: boolean) =>
       get<EntitlementCertificateDto[]>(
         CERTIFICATE_ROUTES.entitlement,
         {},
-        { entitlementId, latest: String(latest) },
+        { query: { entitlementId, latest: String(latest) } },
       ),
 
     download: (entitlementId: string) =>
-      get<DownloadDto>(CERTIFICATE_ROUTES.download, {}, { entitlementId }),
+      get<DownloadDto>(CERTIFICATE_ROUTES.download, {}, { query: { entitlementId } }),
 
     /** The page of `limit` certificates from 0-based position `start` (no `offset` when 0). */
     customerCertificates: (customerId: string, start: number, limit: number) =>
       get<CustomerCertificatePageDto>(
         CERTIFICATE_ROUTES.customerCertificates,
         { customerId },
-        { offset: positiveOffset(start), limit },
+        { query: { offset: positiveOffset(start), limit } },
       ),
 
     customerCertificate: (customerId: string, certificateId: string) =>
@@ -199,10 +195,18 @@ export function createCertificatesApi(upstream: UpstreamClient, scope: RequestSc
       }),
 
     searchSubscriptions: (query: SubscriptionQuery) =>
-      get<SubscriptionSearchDto>(CERTIFICATE_ROUTES.subscriptionSearch, {}, { ...query }),
+      get<SubscriptionSearchDto>(
+        CERTIFICATE_ROUTES.subscriptionSearch,
+        {},
+        { query: { ...query } },
+      ),
 
     subscription: (guid: string, query: SubscriptionQuery) =>
-      get<SubscriptionDetailDto>(CERTIFICATE_ROUTES.subscription, { guid }, { ...query }),
+      get<SubscriptionDetailDto>(
+        CERTIFICATE_ROUTES.subscription,
+        { guid },
+        { query: { ...query } },
+      ),
 
     order: async (body: Record<string, unknown>, marketId: string | undefined) =>
       (

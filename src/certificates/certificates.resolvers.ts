@@ -1,10 +1,13 @@
-/** Resolvers of the certificate part of the graph (schema/certificates.graphql). */
+/**
+ * Resolvers of the certificate part of the graph (schema/certificates.graphql): reads and the object
+ * types. Mutations live in certificate-mutations.resolvers.ts, argument checks in
+ * certificate-inputs.ts.
+ */
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
-import { toUserErrors } from '../errors/graphql-errors.ts';
 import { nullIfNotFound } from '../errors/not-found.ts';
 import { encodeGlobalId } from '../kit/global-id.ts';
-import { isUuid } from '../kit/id-checks.ts';
+import { requireId } from '../kit/id-checks.ts';
 import { openEnum } from '../kit/open-enum.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { CertificateSubscriptionFilter, Resolvers } from '../generated/resolvers.ts';
@@ -20,7 +23,8 @@ import {
   type CertificateParent,
   type DetailField,
 } from './certificates.mappers.ts';
-import { buildOrderBody, buildReissueBody } from './certificate-orders.ts';
+import { requireGuid, subscriptionQuery, verificationDomain } from './certificate-inputs.ts';
+import { certificateMutationResolvers } from './certificate-mutations.resolvers.ts';
 import { certificatesOf } from './certificates.request.ts';
 
 /**
@@ -29,32 +33,6 @@ import { certificatesOf } from './certificates.request.ts';
  */
 const SEARCH_PAGE = { defaultFirst: 15, maxFirst: 100 } as const;
 const CUSTOMER_PAGE = { defaultFirst: 20, maxFirst: 100 } as const;
-/**
- * The certificate document's "domain-name format" for a verification's `domain`: a host name of at
- * most 253 characters. A wildcard (`*.example.com`) is not one: the graph takes it and asks for its
- * base name (`example.com`), where domain control of a wildcard is proven and which is how the
- * verification list names it.
- */
-const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
-const isHostName = (value: string): boolean => value.length <= 253 && HOST_NAME.test(value);
-/** "path guid (string, subscription GUID)": a uuid, passed on as the client wrote it. */
-const requireGuid = (value: string): string => {
-  if (!isUuid(value)) {
-    throw new GatewayError(
-      ErrorCode.BAD_USER_INPUT,
-      '`guid` must be a subscription GUID (8-4-4-4-12 hexadecimal digits)',
-      { field: 'guid' },
-    );
-  }
-  return value;
-};
-
-const requireId = (value: string, field: string): string => {
-  if (value.trim() === '') {
-    throw new GatewayError(ErrorCode.BAD_USER_INPUT, `\`${field}\` must not be empty`, { field });
-  }
-  return value;
-};
 
 /** Detail-only fields come from the parent when it is complete, else from the detail loader. */
 async function detailField<F extends DetailField>(
@@ -77,23 +55,6 @@ const customerOf = (parent: CertificateParent): string => {
     'Domain verifications need the certificate customer: reach this certificate through certificateCustomer(customerId:)',
   );
 };
-
-function subscriptionQuery(
-  filter: CertificateSubscriptionFilter | null | undefined,
-  page: number,
-  pageSize: number,
-): SubscriptionQuery {
-  const pick = (value: string | null | undefined) => (value && value !== 'ANY' ? value : undefined);
-  const domain = filter?.domain?.trim();
-  return {
-    page,
-    pageSize,
-    ...(domain ? { domain } : {}),
-    ...(pick(filter?.status) ? { status: pick(filter?.status) } : {}),
-    ...(pick(filter?.type) ? { type: pick(filter?.type) } : {}),
-    ...(pick(filter?.validation) ? { validation: pick(filter?.validation) } : {}),
-  };
-}
 
 /** One upstream page that covers the requested window, sliced into a connection. */
 async function searchConnection(
@@ -141,31 +102,7 @@ export const certificateResolvers: Resolvers = {
       ),
   },
 
-  Mutation: {
-    orderCertificate: async (_parent, { input }, ctx) => {
-      try {
-        const body = buildOrderBody(input);
-        const result = await certificatesOf(ctx).api.order(body, input.marketId ?? undefined);
-        return {
-          certificateId: result.certificateId ?? null,
-          subscriptionId: result.subscriptionId ?? null,
-          subscriptionCreatedForOrder: result.subscriptionCreatedForOrder ?? null,
-          userErrors: [],
-        };
-      } catch (error) {
-        return { certificateId: null, subscriptionId: null, userErrors: toUserErrors(error) };
-      }
-    },
-    reissueCertificate: async (_parent, { input }, ctx) => {
-      try {
-        const certificateId = requireId(input.certificateId, 'certificateId');
-        await certificatesOf(ctx).api.reissue(certificateId, buildReissueBody(input));
-        return { certificateId, userErrors: [] };
-      } catch (error) {
-        return { certificateId: null, userErrors: toUserErrors(error) };
-      }
-    },
-  },
+  Mutation: certificateMutationResolvers,
 
   Certificate: {
     id: (parent) =>
@@ -208,14 +145,7 @@ export const certificateResolvers: Resolvers = {
       return list.map(mapDomainVerification);
     },
     domainVerification: async (parent, args, ctx) => {
-      const domain = args.domain.startsWith('*.') ? args.domain.slice(2) : args.domain;
-      if (!isHostName(domain)) {
-        throw new GatewayError(
-          ErrorCode.BAD_USER_INPUT,
-          '`domain` must be a domain name of at most 253 characters (`*.` wildcard allowed)',
-          { field: 'domain' },
-        );
-      }
+      const domain = verificationDomain(args.domain);
       const dto = await nullIfNotFound(
         certificatesOf(ctx).api.domainVerification(
           customerOf(parent),

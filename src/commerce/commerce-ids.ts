@@ -1,6 +1,5 @@
 /** Checks of the ids commerce arguments take, made before any upstream call. */
-import { ErrorCode } from '../errors/error-codes.ts';
-import { GatewayError } from '../errors/gateway-errors.ts';
+import { badInput } from '../kit/bad-input.ts';
 import { checkUuid } from '../kit/id-checks.ts';
 
 /** Customer ids: the document shows no format; anything safe in a path segment. */
@@ -13,7 +12,7 @@ const ID_TEXT = /^[A-Za-z0-9._:-]{1,128}$/;
 export function checkTextId(value: string, field: string): string {
   const id = value.trim();
   if (!ID_TEXT.test(id) || id === '.' || id === '..') {
-    throw new GatewayError(ErrorCode.BAD_USER_INPUT, `\`${field}\` is not a valid id`, { field });
+    throw badInput(field, `\`${field}\` is not a valid id`);
   }
   return id;
 }

@@ -10,8 +10,7 @@
 import { isUuid } from '../kit/id-checks.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
-import { readJson } from '../upstream/read-json.ts';
-import type { QueryValue } from '../upstream/upstream-call.ts';
+import { createUpstreamReader } from '../kit/upstream-reader.ts';
 import { presentTransaction, type RedactedTransaction } from './card-redaction.ts';
 import { COMMERCE_ROUTES } from './commerce.upstream-routes.ts';
 import { isRecord } from '../kit/is-record.ts';
@@ -50,17 +49,7 @@ export type CommerceApi = ReturnType<typeof createCommerceApi>;
 
 /** Commerce REST calls on behalf of one request (its credential and request id). */
 export function createCommerceApi(upstream: UpstreamClient, scope: RequestScope) {
-  const get = <T>(
-    route: string,
-    params: Record<string, string>,
-    query?: Record<string, QueryValue>,
-    headers?: Record<string, string>,
-  ): Promise<T> =>
-    readJson<T>(upstream, scope, route, {
-      params,
-      ...(query ? { query } : {}),
-      ...(headers ? { headers } : {}),
-    });
+  const get = createUpstreamReader(upstream, scope);
 
   const send = async <T>(
     method: 'POST' | 'PATCH',
@@ -90,14 +79,16 @@ export function createCommerceApi(upstream: UpstreamClient, scope: RequestScope)
         await get<unknown>(
           COMMERCE_ROUTES.channels,
           {},
-          { limit, marker, 'registeredStores.storeId': storeId },
+          { query: { limit, marker, 'registeredStores.storeId': storeId } },
         ),
       ),
 
     channel: (channelId: string) => get<CommerceRecord>(COMMERCE_ROUTES.channel, { channelId }),
 
     customers: async (storeId: string, limit: number, marker: string | undefined) =>
-      itemsOf(await get<unknown>(COMMERCE_ROUTES.customers, { storeId }, { limit, marker })),
+      itemsOf(
+        await get<unknown>(COMMERCE_ROUTES.customers, { storeId }, { query: { limit, marker } }),
+      ),
 
     customer: (storeId: string, customerId: string) =>
       get<CommerceRecord>(COMMERCE_ROUTES.customer, {
@@ -116,15 +107,17 @@ export function createCommerceApi(upstream: UpstreamClient, scope: RequestScope)
         COMMERCE_ROUTES.transactions,
         { storeId },
         {
-          page: query.page,
-          pageSize: query.pageSize,
-          totalRequired: query.totalRequired ? true : undefined,
-          transactionIds: query.transactionIds,
-          updatedAtAfter: query.updatedAtAfter,
-          updatedAtBefore: query.updatedAtBefore,
-          sortOrder: query.sortOrder,
+          query: {
+            page: query.page,
+            pageSize: query.pageSize,
+            totalRequired: query.totalRequired ? true : undefined,
+            transactionIds: query.transactionIds,
+            updatedAtAfter: query.updatedAtAfter,
+            updatedAtBefore: query.updatedAtBefore,
+            sortOrder: query.sortOrder,
+          },
+          ...(requestIdHeader ? { headers: requestIdHeader } : {}),
         },
-        requestIdHeader,
       );
       const page = isRecord(body) ? body : {};
       const links = Array.isArray(page.links) ? page.links : [];

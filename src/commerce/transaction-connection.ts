@@ -4,8 +4,7 @@
  * before any call; `totalRequired` is sent only when the query selects `totalCount`.
  */
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import { ErrorCode } from '../errors/error-codes.ts';
-import { GatewayError } from '../errors/gateway-errors.ts';
+import { badInput } from '../kit/bad-input.ts';
 import type { TransactionFilter } from '../generated/resolvers.ts';
 import { isCalendarDateTime } from '../kit/date-time.ts';
 import {
@@ -22,9 +21,6 @@ import { checkTransactionId } from './commerce-ids.ts';
 export const TRANSACTION_PAGE = { defaultFirst: 10, maxFirst: 100 } as const;
 const MAX_IDS = 100;
 
-const invalid = (field: string, message: string): GatewayError =>
-  new GatewayError(ErrorCode.BAD_USER_INPUT, message, { field });
-
 /**
  * `updatedAtAfter`/`updatedAtBefore`: RFC 3339 date-time, 20 to 64 characters (document), and a day
  * the calendar has.
@@ -32,10 +28,10 @@ const invalid = (field: string, message: string): GatewayError =>
 function checkDateTime(value: string | null | undefined, field: string): string | undefined {
   if (value == null) return undefined;
   if (value.length < 20 || value.length > 64) {
-    throw invalid(field, `\`${field}\` must have 20 to 64 characters`);
+    throw badInput(field, `\`${field}\` must have 20 to 64 characters`);
   }
   if (!isCalendarDateTime(value)) {
-    throw invalid(field, `\`${field}\` must be an RFC 3339 date-time, e.g. 2026-01-31T00:00:00Z`);
+    throw badInput(field, `\`${field}\` must be an RFC 3339 date-time, e.g. 2026-01-31T00:00:00Z`);
   }
   return value;
 }
@@ -46,7 +42,7 @@ export function transactionFilterQuery(
 ): Omit<TransactionQuery, 'page' | 'pageSize'> {
   const ids = filter?.transactionIds ?? undefined;
   if (ids && ids.length > MAX_IDS) {
-    throw invalid('filter.transactionIds', `at most ${MAX_IDS} \`transactionIds\``);
+    throw badInput('filter.transactionIds', `at most ${MAX_IDS} \`transactionIds\``);
   }
   const after = checkDateTime(filter?.updatedAtAfter, 'filter.updatedAtAfter');
   const before = checkDateTime(filter?.updatedAtBefore, 'filter.updatedAtBefore');

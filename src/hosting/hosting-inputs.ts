@@ -5,6 +5,7 @@
  */
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
+import { badInput } from '../kit/bad-input.ts';
 import type { AppVariant, ChangeAppSecretsInput, UpdateAppInput } from '../generated/resolvers.ts';
 import type {
   LogsQuery,
@@ -20,22 +21,16 @@ export const LOG_LINES = { min: 1, max: 500 } as const;
 /** A watch of a deployment reads the newest deployments at the list's largest size. */
 export const WATCH_DEPLOYMENTS_LIMIT = DEPLOYMENTS_LIMIT.max;
 
-export const invalid = (field: string, message: string): GatewayError =>
-  new GatewayError(ErrorCode.BAD_USER_INPUT, message, { field });
-
-/** An id argument: non-empty after trimming. */
-export function requireId(value: string, field: string): string {
-  if (value.trim() === '') throw invalid(field, `\`${field}\` must not be empty`);
-  return value;
-}
-
 function boundedInt(
   value: number,
   field: string,
   bounds: { readonly min: number; readonly max: number },
 ): number {
   if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
-    throw invalid(field, `\`${field}\` must be a whole number from ${bounds.min} to ${bounds.max}`);
+    throw badInput(
+      field,
+      `\`${field}\` must be a whole number from ${bounds.min} to ${bounds.max}`,
+    );
   }
   return value;
 }
@@ -54,10 +49,10 @@ export function logsQuery(args: {
 }): LogsQuery {
   const source = args.source.trim();
   if (source === '')
-    throw invalid('source', '`source` must not be empty (e.g. app, build, access)');
+    throw badInput('source', '`source` must not be empty (e.g. app, build, access)');
   const since = args.since.trim();
   if (since === '') {
-    throw invalid('since', '`since` must be an RFC 3339 timestamp or a duration such as 15m');
+    throw badInput('since', '`since` must be an RFC 3339 timestamp or a duration such as 15m');
   }
   return {
     target: upstreamVariant(args.target),
@@ -70,7 +65,7 @@ export function logsQuery(args: {
 /** An optional text member: null means "not given"; given, it must not be blank. */
 function optionalText(value: string | null | undefined, field: string): string | undefined {
   if (value == null) return undefined;
-  if (value.trim() === '') throw invalid(field, `\`${field}\` must not be empty when given`);
+  if (value.trim() === '') throw badInput(field, `\`${field}\` must not be empty when given`);
   return value;
 }
 
@@ -98,10 +93,10 @@ function secretValues(
 ): SecretValue[] | undefined {
   if (items == null || items.length === 0) return undefined;
   return items.map((item, index) => {
-    if (item.name.trim() === '') throw invalid(`${field}.${index}.name`, 'A secret needs a name');
+    if (item.name.trim() === '') throw badInput(`${field}.${index}.name`, 'A secret needs a name');
     // The message names the position only: a secret value never appears in an error.
     if (item.value === '')
-      throw invalid(`${field}.${index}.value`, 'A secret value must not be empty');
+      throw badInput(`${field}.${index}.value`, 'A secret value must not be empty');
     return { name: item.name, value: item.value };
   });
 }
@@ -115,7 +110,7 @@ export function secretChangesBody(input: ChangeAppSecretsInput): SecretChangesBo
   const updates = secretValues(input.updates, 'updates');
   const deletions = input.deletions?.length ? [...input.deletions] : undefined;
   deletions?.forEach((name, index) => {
-    if (name.trim() === '') throw invalid(`deletions.${index}`, 'A deletion needs a secret name');
+    if (name.trim() === '') throw badInput(`deletions.${index}`, 'A deletion needs a secret name');
   });
   if (!additions && !updates && !deletions) {
     throw new GatewayError(

@@ -6,7 +6,8 @@
  */
 import { toUserErrors, type UserError } from '../errors/graphql-errors.ts';
 import type { Resolvers } from '../generated/resolvers.ts';
-import { requireId, secretChangesBody, updateAppBody } from './hosting-inputs.ts';
+import { requireId } from '../kit/id-checks.ts';
+import { secretChangesBody, updateAppBody } from './hosting-inputs.ts';
 import { fromAppRecord, fromCreatedJob, fromPublishResult } from './hosting.mappers.ts';
 import { prepareSourceUpload, uploadDeadlineMs } from './hosting-source-upload.ts';
 import { withOutcomeHint, type HostingWrite } from './hosting-write-outcome.ts';

@@ -7,7 +7,8 @@ import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 import { requireCredential } from '../upstream/require-credential.ts';
-import { requireId, WATCH_DEPLOYMENTS_LIMIT } from './hosting-inputs.ts';
+import { requireId } from '../kit/id-checks.ts';
+import { WATCH_DEPLOYMENTS_LIMIT } from './hosting-inputs.ts';
 import {
   fromDeploymentItem,
   fromJobRead,

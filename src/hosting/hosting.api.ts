@@ -6,7 +6,7 @@
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import type { StreamBody } from '../upstream/upstream-call.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
-import { readJson } from '../upstream/read-json.ts';
+import { createUpstreamReader } from '../kit/upstream-reader.ts';
 import { HOSTING_ROUTES } from './hosting.upstream-routes.ts';
 
 /** `{name, status}` of an App's `variants`. */
@@ -138,19 +138,7 @@ export interface SizedStreamBody extends StreamBody {
 export type HostingApi = ReturnType<typeof createHostingApi>;
 
 export function createHostingApi(upstream: UpstreamClient, scope: RequestScope) {
-  const get = <T>(
-    route: string,
-    params: Record<string, string>,
-    query?: Record<string, string | number | undefined>,
-    signal?: AbortSignal,
-    fresh = false,
-  ) =>
-    readJson<T>(upstream, scope, route, {
-      params,
-      ...(query ? { query } : {}),
-      ...(signal ? { signal } : {}),
-      fresh,
-    });
+  const get = createUpstreamReader(upstream, scope);
 
   return {
     listApps: () => get<{ apps: AppDto[] }>(HOSTING_ROUTES.apps, {}),
@@ -159,23 +147,27 @@ export function createHostingApi(upstream: UpstreamClient, scope: RequestScope) 
 
     /** A status read: upstream, each one may advance the job. */
     job: (jobId: string, signal?: AbortSignal) =>
-      get<JobReadDto>(HOSTING_ROUTES.job, { jobId }, undefined, signal),
+      get<JobReadDto>(HOSTING_ROUTES.job, { jobId }, { signal }),
 
     /** A status read: upstream, each one may advance the upload. */
     uploadStatus: (appId: string, jobId: string, signal?: AbortSignal) =>
-      get<UploadStatusDto>(HOSTING_ROUTES.sourceStatus, { appId }, { jobId }, signal),
+      get<UploadStatusDto>(HOSTING_ROUTES.sourceStatus, { appId }, { query: { jobId }, signal }),
 
     /** The app's deployments; `fresh` when watching one (a cached list would hide its progress). */
     deployments: (appId: string, limit: number, signal?: AbortSignal, fresh = false) =>
-      get<DeploymentListDto>(HOSTING_ROUTES.deployments, { appId }, { limit }, signal, fresh),
+      get<DeploymentListDto>(
+        HOSTING_ROUTES.deployments,
+        { appId },
+        { query: { limit }, signal, fresh },
+      ),
 
     runtimeStatus: (appId: string) => get<RuntimeStatusDto>(HOSTING_ROUTES.status, { appId }),
 
     secrets: (appId: string, variant: UpstreamVariant | undefined) =>
-      get<SecretListingDto>(HOSTING_ROUTES.secrets, { appId }, { variant }),
+      get<SecretListingDto>(HOSTING_ROUTES.secrets, { appId }, { query: { variant } }),
 
     logs: (appId: string, query: LogsQuery) =>
-      get<LogsDto>(HOSTING_ROUTES.logs, { appId }, { ...query }),
+      get<LogsDto>(HOSTING_ROUTES.logs, { appId }, { query: { ...query } }),
 
     createApp: async (name: string) =>
       (

@@ -8,7 +8,8 @@ import { encodeGlobalId } from '../kit/global-id.ts';
 import type { Resolvers } from '../generated/resolvers.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { AppDto, SecretMetaDto } from './hosting.api.ts';
-import { deploymentsLimit, logsQuery, requireId, upstreamVariant } from './hosting-inputs.ts';
+import { requireId } from '../kit/id-checks.ts';
+import { deploymentsLimit, logsQuery, upstreamVariant } from './hosting-inputs.ts';
 import {
   appById,
   appStatus,
