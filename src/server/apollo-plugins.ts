@@ -2,10 +2,10 @@
  * Apollo Server plugins: request-id stamping, error logging and each operation's log fields.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GraphQLError, GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { OperationLogFields } from '../observability/operation-log.ts';
-import { ErrorCode } from '../errors/error-codes.ts';
+import { ErrorCode, RequestErrorCode } from '../errors/error-codes.ts';
 import { formatGraphQLError, rootCauseOf, stampRequestId } from '../errors/graphql-errors.ts';
 
 /**
@@ -30,11 +30,22 @@ export function errorCodesOf(errors: readonly GraphQLFormattedError[] | undefine
   return [...codes];
 }
 
+const SUBSCRIPTION_OVER_JSON =
+  'Send a subscription with `Accept: text/event-stream` (GraphQL over SSE) or over graphql-ws: one JSON answer cannot carry its events.';
+
 export function requestLifecyclePlugin(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
       const started = performance.now();
       return {
+        // A subscription sent as a plain JSON POST or a GET (the route streams only one whose Accept
+        // names text/event-stream) would run once as if it were a query, and its resolver fail.
+        async didResolveOperation({ operation }) {
+          if (operation?.operation !== 'subscription') return;
+          throw new GraphQLError(SUBSCRIPTION_OVER_JSON, {
+            extensions: { code: RequestErrorCode.BAD_REQUEST, http: { status: 400 } },
+          });
+        },
         async didEncounterErrors({ errors, operationName }) {
           for (const error of errors) {
             if (!isUnexpected(error)) continue;

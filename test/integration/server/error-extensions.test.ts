@@ -141,6 +141,13 @@ describe('HTTP refusals', () => {
     await expectErrors(await post('[{"query":"{ __typename }"}]'), 400, 'BAD_REQUEST');
   });
 
+  it('a subscription as plain JSON, which would otherwise run once as a query', async () => {
+    const res = await stack.gql('subscription { appJob(jobId: "job-0001") { status } }');
+    const [error] = await expectErrors(res, 400, 'BAD_REQUEST');
+    expect(error.message).toMatch(/^Send a subscription with `Accept: text\/event-stream`/);
+    expect(stack.logs.some((line) => JSON.parse(line).level >= 50)).toBe(false);
+  });
+
   it('a mutation over GET', async () => {
     const query = encodeURIComponent(
       'mutation { deleteApp(input: { appId: "app-0001" }) { userErrors { code } } }',
