@@ -36,7 +36,24 @@ interface ClassLog {
   blockedUntil: number;
 }
 
-export function createMemoryBucketStore(options: MemoryBucketStoreOptions): BucketStore {
+/** A store that can also follow a shared store while the shared one is in use. */
+export interface LocalBucketStore extends BucketStore {
+  /**
+   * What the shared bucket said was left after one of this replica's calls: this store then holds
+   * no more than its share of it. Other replicas' calls lower the shared bucket, not this one, so
+   * without this a replica would fall back to its share of an older, larger view. Neither a call
+   * nor an answer of the upstream: the view's freshness and probes are left as they were.
+   */
+  followShared(credentialId: string, remaining: number): void;
+  /**
+   * Every view becomes stale, so each credential's next call is a probe whose answer sets its view
+   * again: at a switch from the shared store, what this replica last saw may already be spent by the
+   * others' calls in flight.
+   */
+  forgetFreshness(): void;
+}
+
+export function createMemoryBucketStore(options: MemoryBucketStoreOptions): LocalBucketStore {
   const now = options.now ?? Date.now;
   const share = options.share ?? 1;
   const capacity = shareOf(options.budget.capacity, share);
@@ -175,6 +192,19 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Buck
         log.blockedUntil = Math.max(log.blockedUntil, at + correction.blockMs);
       }
       return snapshotOf(state, at, options.budget);
+    },
+
+    forgetFreshness() {
+      for (const state of buckets.values()) {
+        // Stale, not unproven: 0 would mean the upstream never answered this credential.
+        if (state.freshUntil > 1) state.freshUntil = 1;
+        state.probeUntil = 0;
+      }
+    },
+
+    followShared(credentialId, remaining) {
+      const state = bucketAt(credentialId, now());
+      state.tokens = Math.min(state.tokens, Math.max(0, Math.floor(remaining * share)));
     },
 
     async peek(credentialId) {

@@ -12,6 +12,8 @@ export interface RedisFallbackOptions {
   /** Logged when the store leaves Redis, and when it is back. */
   readonly onDown: string;
   readonly onUp: string;
+  /** Called once each time the store leaves Redis, before the local version first runs. */
+  readonly leavingRedis?: () => void;
 }
 
 export type RedisOrLocal = <T>(
@@ -23,6 +25,7 @@ export function createRedisFallback(options: RedisFallbackOptions): RedisOrLocal
   let degraded = false;
   const note = (down: boolean, error?: unknown) => {
     if (down && !degraded) {
+      options.leavingRedis?.();
       options.logger.warn(
         { err: error instanceof Error ? { message: error.message } : undefined },
         options.onDown,

@@ -34,6 +34,7 @@ function setup() {
   });
   return {
     store,
+    shared,
     calls,
     fail: (value: boolean) => {
       failing = value;
@@ -57,10 +58,28 @@ describe('fallback bucket store', () => {
       await harness.store.correct('c', undefined, {}); // an answer: no slow-start probe
       harness[breakIt](true);
       const verdicts = [];
-      for (let i = 0; i < 12; i += 1) verdicts.push(await harness.store.take('c', undefined));
+      // At the switch the view is stale: one probe, the others wait for its answer.
+      verdicts.push(await harness.store.take('c', undefined));
+      expect((await harness.store.take('c', undefined)).deniedBy).toBe('probe');
+      await harness.store.correct('c', undefined, {});
+      for (let i = 0; i < 11; i += 1) verdicts.push(await harness.store.take('c', undefined));
       expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
       expect(verdicts[0]?.budget.limit).toBe(10);
     }
+  });
+
+  it("follows what the shared bucket says is left after each take, other replicas' calls included", async () => {
+    const { store, shared, fail } = setup();
+    await store.correct('c', undefined, {});
+    // Another replica spends 30 of the credential's 40; this one then takes once and sees 9 left.
+    for (let i = 0; i < 30; i += 1) await shared.take('c', undefined);
+    expect((await store.take('c', undefined)).budget.remaining).toBe(9);
+    fail(true);
+    const local = [await store.take('c', undefined)]; // the switch's probe
+    await store.correct('c', undefined, {}); // its answer, saying nothing new
+    for (let i = 0; i < 11; i += 1) local.push(await store.take('c', undefined));
+    // A quarter of the 9 left, not a quarter of the capacity.
+    expect(local.filter((v) => v.allowed)).toHaveLength(2);
   });
 
   it('keeps the local share informed, and skips Redis for corrections that change nothing', async () => {
@@ -71,8 +90,9 @@ describe('fallback bucket store', () => {
     expect(calls).toEqual(['correct']);
     fail(true);
     // The local share learned that only 12 are left in the window, of which its share is 3.
-    const verdicts = [];
-    for (let i = 0; i < 5; i += 1) verdicts.push(await store.take('c', undefined));
+    const verdicts = [await store.take('c', undefined)]; // the switch's probe
+    await store.correct('c', undefined, {}); // its answer, saying nothing new
+    for (let i = 0; i < 4; i += 1) verdicts.push(await store.take('c', undefined));
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(3);
   });
 
