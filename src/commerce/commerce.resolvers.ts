@@ -2,7 +2,7 @@
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
 import { nullIfNotFound } from '../errors/not-found.ts';
-import { encodeGlobalId } from '../kit/global-id.ts';
+import { checkedIdPart, encodeGlobalId } from '../kit/global-id.ts';
 import type { Resolvers } from '../generated/resolvers.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 import {
@@ -176,8 +176,9 @@ export async function resolveStoreNode(
   parts: string[],
   ctx: GatewayContext,
 ): Promise<StoreParent | null> {
-  const [storeId] = parts;
-  if (!storeId) return null;
+  const [part] = parts;
+  if (!part) return null;
+  const storeId = checkedIdPart('Store', 'storeId', part, checkStoreId);
   const record = await nullIfNotFound(commerceOf(ctx).loaders.store.load(storeId));
   return record && toStore(storeId);
 }
@@ -187,8 +188,12 @@ export function resolveChannelNode(
   parts: string[],
   ctx: GatewayContext,
 ): Promise<ChannelParent | null> {
-  const [channelId, storeId] = parts;
-  return channelId ? loadChannel(ctx, channelId, storeId ?? null) : Promise.resolve(null);
+  const [channelPart, storePart] = parts;
+  if (!channelPart) return Promise.resolve(null);
+  const channelId = checkedIdPart('Channel', 'channelId', channelPart, checkChannelId);
+  const storeId =
+    storePart === undefined ? null : checkedIdPart('Channel', 'storeId', storePart, checkStoreId);
+  return loadChannel(ctx, channelId, storeId);
 }
 
 /** `node(id:)` for `StoreCustomer`. */
@@ -196,8 +201,13 @@ export function resolveStoreCustomerNode(
   parts: string[],
   ctx: GatewayContext,
 ): Promise<StoreCustomerParent | null> {
-  const [storeId, customerId] = parts;
-  return storeId && customerId ? loadCustomer(ctx, storeId, customerId) : Promise.resolve(null);
+  const [storePart, customerPart] = parts;
+  if (!storePart || !customerPart) return Promise.resolve(null);
+  return loadCustomer(
+    ctx,
+    checkedIdPart('StoreCustomer', 'storeId', storePart, checkStoreId),
+    checkedIdPart('StoreCustomer', 'customerId', customerPart, checkTextId),
+  );
 }
 
 /** `node(id:)` for `Transaction` (through the batching loader like any by-id read). */
@@ -205,8 +215,11 @@ export function resolveTransactionNode(
   parts: string[],
   ctx: GatewayContext,
 ): Promise<TransactionParent | null> {
-  const [storeId, transactionId] = parts;
-  return storeId && transactionId
-    ? loadTransaction(ctx, storeId, transactionId.toLowerCase())
-    : Promise.resolve(null);
+  const [storePart, transactionPart] = parts;
+  if (!storePart || !transactionPart) return Promise.resolve(null);
+  return loadTransaction(
+    ctx,
+    checkedIdPart('Transaction', 'storeId', storePart, checkStoreId),
+    checkedIdPart('Transaction', 'transactionId', transactionPart, checkTransactionId),
+  );
 }
