@@ -196,18 +196,31 @@ export function resolveChannelNode(
   return loadChannel(ctx, channelId, storeId);
 }
 
+/**
+ * The parts of a store-scoped global id (`[storeId, id]`), each checked as its argument is; undefined
+ * when one is missing.
+ */
+function storeScopedIds(
+  typename: string,
+  parts: string[],
+  idName: string,
+  checkId: (value: string, field: string) => string,
+): [storeId: string, id: string] | undefined {
+  const [storePart, idPart] = parts;
+  if (!storePart || !idPart) return undefined;
+  return [
+    checkedIdPart(typename, 'storeId', storePart, checkStoreId),
+    checkedIdPart(typename, idName, idPart, checkId),
+  ];
+}
+
 /** `node(id:)` for `StoreCustomer`. */
 export function resolveStoreCustomerNode(
   parts: string[],
   ctx: GatewayContext,
 ): Promise<StoreCustomerParent | null> {
-  const [storePart, customerPart] = parts;
-  if (!storePart || !customerPart) return Promise.resolve(null);
-  return loadCustomer(
-    ctx,
-    checkedIdPart('StoreCustomer', 'storeId', storePart, checkStoreId),
-    checkedIdPart('StoreCustomer', 'customerId', customerPart, checkTextId),
-  );
+  const ids = storeScopedIds('StoreCustomer', parts, 'customerId', checkTextId);
+  return ids ? loadCustomer(ctx, ...ids) : Promise.resolve(null);
 }
 
 /** `node(id:)` for `Transaction` (through the batching loader like any by-id read). */
@@ -215,11 +228,6 @@ export function resolveTransactionNode(
   parts: string[],
   ctx: GatewayContext,
 ): Promise<TransactionParent | null> {
-  const [storePart, transactionPart] = parts;
-  if (!storePart || !transactionPart) return Promise.resolve(null);
-  return loadTransaction(
-    ctx,
-    checkedIdPart('Transaction', 'storeId', storePart, checkStoreId),
-    checkedIdPart('Transaction', 'transactionId', transactionPart, checkTransactionId),
-  );
+  const ids = storeScopedIds('Transaction', parts, 'transactionId', checkTransactionId);
+  return ids ? loadTransaction(ctx, ...ids) : Promise.resolve(null);
 }
