@@ -72,6 +72,8 @@ try {
         PORT: '0',
         HOST: '127.0.0.1',
         UPSTREAM_URL: upstreamUrl,
+        // "incoming request" lines, which say when the slow query has arrived.
+        LOG_LEVEL: 'debug',
       },
     },
     (line) => {
@@ -101,7 +103,11 @@ try {
   const slow = query(
     '{ certificatesByEntitlement(entitlementId: "demo-entitlement") { certificateId } }',
   );
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // SIGTERM once the slow query has arrived (its "incoming request" line), not after a guessed delay.
+  const arrived = weft.lines.filter((line) => line.includes('"incoming request"')).length;
+  while (weft.lines.filter((line) => line.includes('"incoming request"')).length === arrived) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   const exited = new Promise((resolve) =>
     weft.child.once('exit', (code, signal) => resolve({ code, signal })),
   );
