@@ -1,11 +1,12 @@
 /**
  * Apollo Server plugins: request-id stamping, error logging and each operation's log fields.
  */
-import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { OperationLogFields } from '../observability/operation-log.ts';
 import { ErrorCode, RequestErrorCode } from '../errors/error-codes.ts';
+import { GatewayError } from '../errors/gateway-errors.ts';
 import { formatGraphQLError, rootCauseOf, stampRequestId } from '../errors/graphql-errors.ts';
 
 /**
@@ -38,13 +39,21 @@ export function requestLifecyclePlugin(): ApolloServerPlugin<GatewayContext> {
     async requestDidStart({ contextValue }) {
       const started = performance.now();
       return {
-        // A subscription sent as a plain JSON POST or a GET (the route streams only one whose Accept
-        // names text/event-stream) would run once as if it were a query, and its resolver fail.
-        async didResolveOperation({ operation }) {
-          if (operation?.operation !== 'subscription') return;
-          throw new GraphQLError(SUBSCRIPTION_OVER_JSON, {
-            extensions: { code: RequestErrorCode.BAD_REQUEST, http: { status: 400 } },
-          });
+        // A subscription sent as plain JSON (the route streams only one whose Accept names
+        // text/event-stream) would run once as if it were a query, and its resolver fail. Refused
+        // as the last check, so that a document over a limit is refused as on the other transports.
+        async responseForOperation({ operation }) {
+          // Apollo's type says an operation is resolved here; with several and no name it is not.
+          if ((operation as typeof operation | undefined)?.operation !== 'subscription')
+            return null;
+          const refusal = new GatewayError(RequestErrorCode.BAD_REQUEST, SUBSCRIPTION_OVER_JSON);
+          return {
+            http: { status: 400, headers: new HeaderMap() },
+            body: {
+              kind: 'single',
+              singleResult: { errors: [formatGraphQLError({ message: refusal.message }, refusal)] },
+            },
+          };
         },
         async didEncounterErrors({ errors, operationName }) {
           for (const error of errors) {

@@ -97,7 +97,9 @@ export function idempotencyPlugin(options: IdempotencyOptions): ApolloServerPlug
 
       return {
         async responseForOperation({ operation, operationName, source, contextValue }) {
-          if (operation.operation !== 'mutation') return null;
+          // Apollo's type says an operation is resolved here; with several and no name it is not,
+          // and execution answers OPERATION_RESOLUTION_FAILURE.
+          if ((operation as typeof operation | undefined)?.operation !== 'mutation') return null;
           if (!IDEMPOTENCY_KEY.test(header)) {
             return errorResponse(
               400,

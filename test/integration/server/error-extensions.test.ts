@@ -199,12 +199,19 @@ describe('operation refusals', () => {
     expect(error.extensions.limiter).toBe('REFUSALS');
   });
 
-  it('idempotency: a bad key, and a key reused for another request', async () => {
+  it('idempotency: a bad key, a key on no single operation, and a key reused', async () => {
     const create = (name: string, key: string) =>
       stack.gql(`mutation { createApp(input: { name: "${name}" }) { job { jobId } } }`, undefined, {
         headers: { 'idempotency-key': key },
       });
     await expectErrors(await create('idem-a', 'k'.repeat(256)), 400, 'BAD_USER_INPUT');
+    await expectErrors(
+      await stack.gql('mutation A { __typename } mutation B { __typename }', undefined, {
+        headers: { 'idempotency-key': 'c0ffee00-4f0e-4c55-9c38-4f8b0c7e2a11' },
+      }),
+      400,
+      'OPERATION_RESOLUTION_FAILURE',
+    );
     const key = 'b3c1a0de-4f0e-4c55-9c38-4f8b0c7e2a11';
     expect((await create('idem-a', key)).body.errors).toBeUndefined();
     const [error] = await expectErrors(await create('idem-b', key), 409, 'CONFLICT');
