@@ -19,6 +19,7 @@ import { createUpstreamCache } from '../../../src/upstream/upstream-cache.ts';
 import { createSingleflight } from '../../../src/upstream/singleflight.ts';
 import type { UpstreamCall, UpstreamResponse } from '../../../src/upstream/upstream-call.ts';
 import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
+import { until } from '../../support/clock.ts';
 
 const credentialFor = createCredentialFactory('unit-test-secret-0123456789');
 const alice = credentialFor('alice-token');
@@ -119,7 +120,9 @@ describe('cached upstream client', () => {
       client.request(readApp(alice)),
       client.request(readApp(bob)),
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Started in order, alice's three before bob's: once bob's call has reached the upstream,
+    // alice's other two have joined hers (or, unshared, made calls of their own).
+    await until(() => calls.length >= 2, "both credentials' calls in flight");
     release();
     const answers = await all;
     expect(calls).toHaveLength(2);
