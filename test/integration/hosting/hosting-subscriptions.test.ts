@@ -24,6 +24,9 @@ const pollsOf = (jobId: string) =>
   arrivals.filter((arrival) => arrival === `GET /v1/hosting/nodejs/apps/jobs/${jobId}`).length;
 beforeAll(async () => {
   stack = await startStack({
+    // What is shared and what stops is the subject here, not the backoff (job-pollers.test.ts):
+    // poll at the shortest intervals the configuration allows.
+    env: { SUBSCRIPTION_POLL_MIN_MS: '50', SUBSCRIPTION_POLL_MAX_MS: '200' },
     sim: {
       onArrival: ({ method, url }) => {
         arrivals.push(`${method} ${url.split('?')[0]}`);

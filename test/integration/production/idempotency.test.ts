@@ -3,7 +3,7 @@
  * counted as upstream writes at the simulator — in memory and in Redis shared by two replicas.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { createGateway, type Gateway } from '../../../src/server/create-gateway.ts';
 import { createLogger } from '../../../src/server/logger.ts';
@@ -33,8 +33,7 @@ describe('idempotency in memory', () => {
   /** Holds the simulator's answer to an arriving request while a test sets it. */
   let hold: ((request: { method: string; url: string }) => unknown) | undefined;
   beforeAll(async () => {
-    // Upstream latency keeps the first request running while its duplicate arrives.
-    stack = await startStack({ sim: { latencyMs: 300, onArrival: (request) => hold?.(request) } });
+    stack = await startStack({ sim: { onArrival: (request) => hold?.(request) } });
   });
   afterAll(() => stack.close());
   beforeEach(() => stack.resetCounts());
@@ -51,6 +50,9 @@ describe('idempotency in memory', () => {
   });
 
   it('makes a concurrent duplicate wait for the first and share its result', async () => {
+    // Upstream latency keeps the first request running while its duplicates arrive.
+    stack.sim.simulator.configure({ latencyMs: 300 });
+    onTestFinished(() => stack.sim.simulator.configure({ latencyMs: 0 }));
     const key = randomUUID();
     const [a, b, c] = await Promise.all([order(stack, key), order(stack, key), order(stack, key)]);
     const ids = [a, b, c].map((res) => res.body.data.orderCertificate.certificateId);
