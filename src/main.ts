@@ -26,7 +26,6 @@ enableCompileCache(
 const { default: closeWithGrace } = await import('close-with-grace');
 const { ConfigError, loadConfig } = await import('./config.ts');
 const { createLogger, linesWritten } = await import('./server/logger.ts');
-const { createGateway } = await import('./server/create-gateway.ts');
 
 /** Time left after the drain for closing the upstream pool, Redis and tracing. */
 const RESOURCE_CLOSE_MARGIN_MS = 5_000;
@@ -40,6 +39,8 @@ try {
 }
 
 const logger = createLogger(config);
+// After the configuration is accepted: a refused one exits before the gateway's libraries load.
+const { createGateway } = await import('./server/create-gateway.ts');
 
 /** Starts the embedded upstream simulator on a free local port (UPSTREAM=embedded only). */
 async function startEmbeddedUpstream() {
