@@ -67,9 +67,17 @@ export function createBudgetedTransport(
     async send(call, signal) {
       const routeClass = call.declared?.limitClass;
       const credentialId = call.credential.id;
-      const budget = await limiter.acquire(credentialId, routeClass);
+      const budget = await limiter.acquire(credentialId, routeClass, signal);
       call.scope?.facts?.recordSpend(budget);
-      const response = await inner.send(call, signal);
+      let response: RawResponse;
+      try {
+        response = await inner.send(call, signal);
+      } catch (error) {
+        // No answer, so nothing to learn about the budget; but a slow-start probe that got none
+        // must not keep the credential's other calls waiting for it.
+        await limiter.release(credentialId);
+        throw error;
+      }
       const correction = correctionOf(response, routeClass);
       const redundant = isRedundant(response.status, budget, correction);
       const corrected = await limiter.observe(credentialId, routeClass, {

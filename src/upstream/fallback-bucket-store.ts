@@ -62,5 +62,13 @@ export function createFallbackBucketStore(options: FallbackBucketStoreOptions): 
         () => primary.peek(credentialId),
         () => fallback.peek(credentialId),
       ),
+    async release(credentialId) {
+      // Both: the local bucket holds its own lease while it is the one in use.
+      await fallback.release(credentialId);
+      await either(
+        () => primary.release(credentialId),
+        async () => undefined,
+      );
+    },
   };
 }

@@ -194,6 +194,11 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
       return snapshotOf(state, at, options.budget);
     },
 
+    async release(credentialId) {
+      const state = buckets.get(credentialId);
+      if (state) state.probeUntil = 0;
+    },
+
     forgetFreshness() {
       for (const state of buckets.values()) {
         // Stale, not unproven: 0 would mean the upstream never answered this credential.

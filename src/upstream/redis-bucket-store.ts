@@ -1,6 +1,6 @@
 /**
  * Token buckets in Redis, shared by every replica: ONE Lua script does every operation (take,
- * correct, peek) atomically on Redis's own clock (`TIME`), so replicas with skewed clocks agree and
+ * correct, peek, release) atomically on Redis's own clock (`TIME`), so replicas with skewed clocks agree and
  * two of them can never both take the last token. It is the same algorithm as `token-bucket.ts` /
  * `memory-bucket-store.ts` (the unit tests run both against the same cases).
  *
@@ -155,6 +155,8 @@ elseif op == 'correct' then
     freshUntil = now + freshFor
   end
   probeUntil = 0
+elseif op == 'release' then
+  probeUntil = 0
 end
 
 if op ~= 'peek' then
@@ -206,7 +208,7 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
   };
 
   const run = async (
-    op: 'take' | 'correct' | 'peek',
+    op: 'take' | 'correct' | 'peek' | 'release',
     credentialId: string,
     routeClass: RouteClass | undefined,
     correction: BudgetCorrection = {},
@@ -267,6 +269,9 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
     },
     async peek(credentialId) {
       return snapshot(await run('peek', credentialId, undefined));
+    },
+    async release(credentialId) {
+      await run('release', credentialId, undefined);
     },
   };
 }

@@ -14,7 +14,10 @@
  *   no answer for {@link STALE_AFTER_MS} — other clients of the same token may have spent the
  *   window, so ONE call goes out (the probe) and the others wait for its answer, whose
  *   `RateLimit-Remaining` then bounds them. A probe that never answers is replaced after
- *   {@link PROBE_LEASE_MS}.
+ *   {@link PROBE_LEASE_MS}; one that fails without an answer (connection refused or cut, timeout)
+ *   ends its lease at once ({@link BucketStore.release}), so the calls waiting for it go on to the
+ *   upstream (and fail for what it is) instead of waiting out the lease and being refused as if
+ *   the budget were spent.
  * So the gateway never sends the request that the upstream would answer 429, and a bucket shared by
  * several replicas (Redis) never lets them spend more than the window together.
  *
@@ -112,6 +115,11 @@ export interface BucketStore {
     correction: BudgetCorrection,
   ): Promise<BudgetSnapshot>;
   peek(credentialId: string): Promise<BudgetSnapshot>;
+  /**
+   * An attempt of this credential ended without an answer: the probe lease ends (whichever call
+   * held it — with the upstream unreachable, another probe costs nothing), the budget stays spent.
+   */
+  release(credentialId: string): Promise<void>;
 }
 
 /** The state of one credential bucket (the same fields the Lua script keeps in a Redis hash). */
@@ -229,15 +237,24 @@ export const shareOf = (limit: number, share: number): number =>
 export interface TokenBucketLimiter extends BudgetTracker {
   /**
    * Takes a token from the credential's bucket and from the route class's, waiting up to the
-   * configured time; throws RATE_LIMITED (with `retryAfterSec`) when that is not enough.
+   * configured time; throws RATE_LIMITED (with `retryAfterSec`) when that is not enough. `signal`
+   * (the attempt's deadline) ends any wait: waiting for another call's probe then fails with
+   * UPSTREAM_TIMEOUT (that probe's answer is what did not come), waiting for a token with
+   * RATE_LIMITED.
    */
-  acquire(credentialId: string, routeClass: RouteClass | undefined): Promise<BudgetSnapshot>;
+  acquire(
+    credentialId: string,
+    routeClass: RouteClass | undefined,
+    signal?: AbortSignal,
+  ): Promise<BudgetSnapshot>;
   /** Feeds an upstream answer back into the buckets; returns the corrected budget. */
   observe(
     credentialId: string,
     routeClass: RouteClass | undefined,
     correction: BudgetCorrection,
   ): Promise<BudgetSnapshot>;
+  /** An attempt ended without an answer (see {@link BucketStore.release}). */
+  release(credentialId: string): Promise<void>;
 }
 
 export interface LimiterOptions {
@@ -254,6 +271,26 @@ export interface LimiterOptions {
 /** Metrics name of the bucket that said no: the route class's, or the credential's. */
 const bucketName = (deniedBy: DeniedBy | undefined, routeClass: RouteClass | undefined): string =>
   deniedBy === 'route-class' && routeClass ? routeClass.name : 'credential';
+
+/** The error of a call whose deadline passed while it waited for its credential's probe. */
+export function probeUnanswered(): GatewayError {
+  return new GatewayError(
+    ErrorCode.UPSTREAM_TIMEOUT,
+    'The upstream did not answer within the deadline (this call waited for the answer to an earlier call of the same credential, which tells how much budget is left)',
+  );
+}
+
+/** Resolves when `signal` aborts (never without one); `dispose` removes the listener. */
+function abortOf(signal: AbortSignal | undefined): { aborted: Promise<void>; dispose(): void } {
+  if (!signal) return { aborted: new Promise<void>(() => undefined), dispose: () => undefined };
+  let onAbort = () => undefined as void;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { aborted, dispose: () => signal.removeEventListener('abort', onAbort) };
+}
 
 /** The error of a call the buckets refused: the same code as an upstream 429. */
 export function budgetExhausted(deniedBy: DeniedBy | undefined, waitMs: number): GatewayError {
@@ -273,29 +310,46 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
   const { store } = options;
   return {
-    async acquire(credentialId, routeClass) {
+    async acquire(credentialId, routeClass, signal) {
       const giveUpAt = now() + options.maxWaitMs;
       // Waiting for a probe's answer is waiting for one upstream call, not for the budget.
       const probeGiveUpAt = giveUpAt + PROBE_LEASE_MS;
-      for (;;) {
-        const verdict = await store.take(credentialId, routeClass);
-        if (verdict.allowed) return verdict.budget;
-        if (verdict.deniedBy === 'probe' && now() + verdict.waitMs <= probeGiveUpAt) {
-          await sleep(verdict.waitMs);
-          continue;
+      const abort = abortOf(signal);
+      /** Sleeps unless the deadline comes first; then `refusal` is what the caller gets. */
+      const wait = async (ms: number, refusal: () => GatewayError) => {
+        const slept = await Promise.race([
+          sleep(ms).then(() => !signal?.aborted),
+          abort.aborted.then(() => false),
+        ]);
+        if (!slept) throw refusal();
+      };
+      try {
+        for (;;) {
+          const verdict = await store.take(credentialId, routeClass);
+          if (verdict.allowed) return verdict.budget;
+          if (verdict.deniedBy === 'probe') {
+            // Not the budget: an answer that did not come (or not in time) is what held it up.
+            if (now() + verdict.waitMs > probeGiveUpAt) throw probeUnanswered();
+            await wait(verdict.waitMs, probeUnanswered);
+            continue;
+          }
+          // Waiting only helps when a token comes back within the allowed wait.
+          const bucket = bucketName(verdict.deniedBy, routeClass);
+          const refuse = () => {
+            options.onRefuse?.(bucket);
+            return budgetExhausted(verdict.deniedBy, verdict.waitMs);
+          };
+          if (now() + verdict.waitMs > giveUpAt) throw refuse();
+          options.onWait?.(bucket);
+          await wait(verdict.waitMs, refuse);
         }
-        // Waiting only helps when a token comes back within the allowed wait.
-        const bucket = bucketName(verdict.deniedBy, routeClass);
-        if (now() + verdict.waitMs > giveUpAt) {
-          options.onRefuse?.(bucket);
-          throw budgetExhausted(verdict.deniedBy, verdict.waitMs);
-        }
-        options.onWait?.(bucket);
-        await sleep(verdict.waitMs);
+      } finally {
+        abort.dispose();
       }
     },
     observe: (credentialId, routeClass, correction) =>
       store.correct(credentialId, routeClass, correction),
+    release: (credentialId) => store.release(credentialId),
     snapshot: (credential: Credential) => store.peek(credential.id),
   };
 }

@@ -1,6 +1,7 @@
 /** What each upstream answer does to the buckets, and that every attempt pays. */
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/errors/error-codes.ts';
+import { UpstreamError } from '../../../src/errors/gateway-errors.ts';
 import {
   correctionOf,
   createBudgetedTransport,
@@ -98,6 +99,37 @@ describe('budgeted transport', () => {
     const error = await transport.send(call, signal).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.RATE_LIMITED, details: { retryAfterSec: 60 } });
     expect(sent).toHaveLength(2);
+  });
+
+  it("ends a stale credential's probe lease when the probe gets no answer", async () => {
+    const store = createMemoryBucketStore({ budget: { capacity: 10, windowMs: 60_000 } });
+    const limiter = createTokenBucketLimiter({ store, maxWaitMs: 0 });
+    const refused = new UpstreamError({
+      kind: 'network',
+      method: 'GET',
+      route: '/v2/certificates',
+      message: 'connection refused',
+    });
+    const transport = createBudgetedTransport(
+      {
+        send: async () => {
+          throw refused;
+        },
+        probe: async () => false,
+        close: async () => undefined,
+      },
+      limiter,
+    );
+    const call = {
+      method: 'GET' as const,
+      route: '/v2/certificates',
+      credential,
+      declared: undefined,
+    };
+    // Never answered: this call is the credential's slow-start probe.
+    await expect(transport.send(call, new AbortController().signal)).rejects.toBe(refused);
+    // Its lease is over: the next call may go (as the next probe) instead of waiting for it.
+    expect(await store.take(credential.id, undefined)).toMatchObject({ allowed: true });
   });
 });
 

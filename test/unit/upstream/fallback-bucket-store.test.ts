@@ -25,6 +25,7 @@ function setup() {
       return shared.correct(...args);
     },
     peek: async (...args) => shared.peek(...args),
+    release: async (...args) => shared.release(...args),
   };
   const store = createFallbackBucketStore({
     primary,

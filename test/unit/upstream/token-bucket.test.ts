@@ -193,6 +193,19 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect(verdicts[3]?.deniedBy).toBe('credential');
     });
 
+    it('ends the probe lease when an attempt gets no answer: the next call is the probe', async () => {
+      const store = make({ capacity: 100, windowMs: 60_000 });
+      const id = fresh();
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: true });
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
+      // The probe's connection was refused or cut: nothing learnt, and nobody waits for it.
+      await store.release(id);
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: true });
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
+      // Spent all the same: the attempts count against the window (98 of 100 left).
+      expect(await store.peek(id)).toMatchObject({ remaining: 98 });
+    });
+
     it('keeps a token the upstream refused (401) unproven: its next call is a probe again', async () => {
       const store = make({ capacity: 100, windowMs: 60_000 });
       const id = fresh();
@@ -444,6 +457,74 @@ describe('token bucket limiter', () => {
     const settled = await Promise.all(outcomes);
     expect(settled.filter((o) => o === 'sent')).toHaveLength(1 + 5);
     expect(settled.filter((o) => o === 'refused')).toHaveLength(14);
+  });
+
+  it("lets a stale credential's waiting calls go as soon as its probe fails without an answer", async () => {
+    const clock = manualClock();
+    const store = createMemoryBucketStore({
+      budget: { capacity: 600, windowMs: 1_399_000 },
+      now: clock.now,
+    });
+    const limiter = createTokenBucketLimiter({
+      store,
+      maxWaitMs: 250,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const id = fresh();
+    await limiter.acquire(id, undefined); // the probe
+    const waiting = limiter.acquire(id, undefined);
+    await until(() => clock.sleeping === 1, "a call waiting for the probe's answer");
+    await limiter.release(id); // the probe's connection was refused
+    await clock.advance(PROBE_POLL_MS);
+    // Sent (as the next probe), not refused as if the budget were spent.
+    await expect(waiting).resolves.toMatchObject({ remaining: 598 });
+  });
+
+  it("ends a wait for a probe's answer at the attempt's deadline, as the upstream not answering", async () => {
+    const clock = manualClock();
+    const store = createMemoryBucketStore({
+      budget: { capacity: 600, windowMs: 1_399_000 },
+      now: clock.now,
+    });
+    const limiter = createTokenBucketLimiter({
+      store,
+      maxWaitMs: 250,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const id = fresh();
+    await limiter.acquire(id, undefined); // the probe, which hangs
+    const deadline = new AbortController();
+    const waiting = limiter.acquire(id, undefined, deadline.signal).catch((e: unknown) => e);
+    await until(() => clock.sleeping === 1, "a call waiting for the probe's answer");
+    deadline.abort();
+    const error = await waiting;
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ code: ErrorCode.UPSTREAM_TIMEOUT });
+    expect(await store.peek(id)).toMatchObject({ remaining: 599 }); // it took nothing
+  });
+
+  it('ends a wait for a token at the deadline with RATE_LIMITED', async () => {
+    const clock = manualClock();
+    const store = createMemoryBucketStore({
+      budget: { capacity: 10, windowMs: 1_000 },
+      now: clock.now,
+    });
+    const limiter = createTokenBucketLimiter({
+      store,
+      maxWaitMs: 250,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const id = fresh();
+    await limiter.observe(id, undefined, {});
+    for (let i = 0; i < 10; i += 1) await limiter.acquire(id, undefined);
+    const deadline = new AbortController();
+    const waiting = limiter.acquire(id, undefined, deadline.signal).catch((e: unknown) => e);
+    await until(() => clock.sleeping === 1, 'a call waiting for a token');
+    deadline.abort();
+    expect(await waiting).toMatchObject({ code: ErrorCode.RATE_LIMITED });
   });
 
   it('answers the budget without spending it', async () => {
