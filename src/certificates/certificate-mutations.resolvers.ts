@@ -1,12 +1,14 @@
 /**
  * Certificate mutations. Each takes one `input`, checks what it can before any upstream call, sends
  * one write, and reports the upstream's 400/409/422 and the gateway's own input problems as
- * `userErrors`.
+ * `userErrors`; a write that may have been applied fails with `outcome: "UNKNOWN"` and `verifyWith`
+ * (certificate-write-outcome.ts).
  */
 import { toUserErrors } from '../errors/graphql-errors.ts';
 import type { MutationResolvers } from '../generated/resolvers.ts';
 import { requireId } from '../kit/id-checks.ts';
 import { buildOrderBody, buildReissueBody } from './certificate-orders.ts';
+import { withOutcomeHint } from './certificate-write-outcome.ts';
 import { certificatesOf } from './certificates.request.ts';
 
 export const certificateMutationResolvers: MutationResolvers = {
@@ -21,7 +23,11 @@ export const certificateMutationResolvers: MutationResolvers = {
         userErrors: [],
       };
     } catch (error) {
-      return { certificateId: null, subscriptionId: null, userErrors: toUserErrors(error) };
+      return {
+        certificateId: null,
+        subscriptionId: null,
+        userErrors: toUserErrors(withOutcomeHint(error, 'orderCertificate')),
+      };
     }
   },
   reissueCertificate: async (_parent, { input }, ctx) => {
@@ -30,7 +36,10 @@ export const certificateMutationResolvers: MutationResolvers = {
       await certificatesOf(ctx).api.reissue(certificateId, buildReissueBody(input));
       return { certificateId, userErrors: [] };
     } catch (error) {
-      return { certificateId: null, userErrors: toUserErrors(error) };
+      return {
+        certificateId: null,
+        userErrors: toUserErrors(withOutcomeHint(error, 'reissueCertificate')),
+      };
     }
   },
 };

@@ -14,6 +14,7 @@ import { checkTextId } from './commerce-ids.ts';
 import { checkStoreId } from '../kit/id-checks.ts';
 import { toStoreCustomer, type StoreCustomerParent } from './commerce.mappers.ts';
 import { commerceOf } from './commerce.request.ts';
+import { withOutcomeHint, type CustomerWrite } from './customer-write-outcome.ts';
 
 function customerBody(value: unknown): CommerceRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -26,10 +27,12 @@ function customerBody(value: unknown): CommerceRecord {
 
 /**
  * Runs a customer write: input errors (rooted at `input`) and upstream 400/409/422 (rooted at
- * `input.customer`) become `userErrors`; anything else (403, 404, 5xx…) stays a GraphQL error.
+ * `input.customer`) become `userErrors`; anything else (403, 404, 5xx…) stays a GraphQL error, with
+ * `outcome: "UNKNOWN"` and `verifyWith` when the write may have been applied.
  */
 async function customerWrite(
   ctx: GatewayContext,
+  name: CustomerWrite,
   prepare: () => { storeId: string; write: () => Promise<CommerceRecord> },
 ): Promise<{ customer: StoreCustomerParent | null; userErrors: UserError[] }> {
   let prepared: ReturnType<typeof prepare>;
@@ -49,21 +52,24 @@ async function customerWrite(
     }
     return { customer, userErrors: [] };
   } catch (error) {
-    return { customer: null, userErrors: toUserErrors(error, ['input', 'customer']) };
+    return {
+      customer: null,
+      userErrors: toUserErrors(withOutcomeHint(error, name), ['input', 'customer']),
+    };
   }
 }
 
 /** `Mutation.createStoreCustomer` and `Mutation.updateStoreCustomer`. */
 export const storeCustomerMutations: MutationResolvers = {
   createStoreCustomer: (_parent, { input }, ctx) =>
-    customerWrite(ctx, () => {
+    customerWrite(ctx, 'createStoreCustomer', () => {
       const storeId = checkStoreId(input.storeId);
       const body = customerBody(input.customer);
       return { storeId, write: () => commerceOf(ctx).api.createCustomer(storeId, body) };
     }),
 
   updateStoreCustomer: (_parent, { input }, ctx) =>
-    customerWrite(ctx, () => {
+    customerWrite(ctx, 'updateStoreCustomer', () => {
       const storeId = checkStoreId(input.storeId);
       const customerId = checkTextId(input.customerId, 'customerId');
       const body = customerBody(input.customer);

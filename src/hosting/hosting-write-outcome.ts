@@ -1,11 +1,8 @@
 /**
- * The seed rule "a write must not be resubmitted before the current state has been read". No write
- * is retried (the upstream client never retries POST, PATCH or DELETE); when one ends in a way that
- * may or may not have applied it (timeout, connection reset, 5xx), the error says so with
- * `extensions.outcome: "UNKNOWN"` and names, in `extensions.verifyWith`, the read that tells the truth.
+ * The read that tells whether each hosting write happened: the `verifyWith` of its errors of
+ * unknown outcome (kit/write-outcome.ts).
  */
-import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
-import { codeOfUpstreamError } from '../errors/graphql-errors.ts';
+import { withOutcomeHint as hint } from '../kit/write-outcome.ts';
 
 /** Each hosting write → the selection that shows whether it happened. */
 export const VERIFY_WITH = {
@@ -19,31 +16,6 @@ export const VERIFY_WITH = {
 
 export type HostingWrite = keyof typeof VERIFY_WITH;
 
-/**
- * An unknown-outcome upstream failure becomes a GatewayError with the same code, the upstream
- * route and status, `outcome: "UNKNOWN"` and `verifyWith`; anything else passes through unchanged.
- */
-export function withOutcomeHint(error: unknown, write: HostingWrite): unknown {
-  if (!(error instanceof UpstreamError) || !error.outcomeUnknown) return error;
-  const verifyWith = VERIFY_WITH[write];
-  const what =
-    error.kind === 'http'
-      ? `answered ${error.status}`
-      : error.kind === 'timeout'
-        ? 'timed out'
-        : 'failed';
-  return new GatewayError(
-    codeOfUpstreamError(error),
-    `${write}: the upstream ${what}, so the change may or may not have been applied. ` +
-      `Read \`${verifyWith}\` before sending it again.`,
-    {
-      outcome: 'UNKNOWN',
-      verifyWith,
-      upstream: {
-        route: error.route,
-        ...(error.status === undefined ? {} : { status: error.status }),
-        ...(error.upstreamCode === undefined ? {} : { code: error.upstreamCode }),
-      },
-    },
-  );
-}
+/** An unknown-outcome failure of a hosting write, with the read to check; anything else unchanged. */
+export const withOutcomeHint = (error: unknown, write: HostingWrite): unknown =>
+  hint(error, write, VERIFY_WITH[write]);
