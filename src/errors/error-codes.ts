@@ -15,6 +15,11 @@ export const ErrorCode = {
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /**
+   * The replica stopped before the operation finished (the drain deadline, docs/operations.md):
+   * retryable on another replica, after reading what a write may have changed (`outcome`).
+   */
+  SHUTTING_DOWN: 'SHUTTING_DOWN',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

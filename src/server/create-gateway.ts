@@ -39,6 +39,8 @@ import { registerMetricsRoute } from '../observability/metrics.routes.ts';
 import { observabilityPlugin } from './observability-plugin.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import { AccessLogController } from './access-log.ts';
+import { createDrainDeadline, drainSchedule } from './shutdown/drain-deadline.ts';
+import { verifyWithOf } from '../graph/write-verification.ts';
 
 const GRAPHQL_PATH = '/graphql';
 
@@ -49,8 +51,9 @@ export interface Gateway {
   listen(): Promise<string>;
   /**
    * Stops accepting; ends subscriptions (SSE streams complete, WebSockets close with 1001); lets
-   * in-flight requests finish for up to SHUTDOWN_TIMEOUT_MS, then cuts the connections still open;
-   * closes the upstream pool, Redis and tracing.
+   * in-flight requests finish for up to SHUTDOWN_TIMEOUT_MS, answers the operations still executing
+   * 503 SHUTTING_DOWN just before it ends, then cuts the connections still open; closes the
+   * upstream pool, Redis and tracing.
    */
   close(): Promise<void>;
 }
@@ -149,6 +152,8 @@ export async function createGateway(
       : undefined;
   // A replayable answer's data is encoded once, for the cache and for the answer itself.
   const resultEncoding = createResultEncoding();
+  // What answers an operation the shutdown deadline catches still executing.
+  const drain = createDrainDeadline({ verifyWithOf });
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
@@ -172,6 +177,7 @@ export async function createGateway(
       requestLifecyclePlugin(),
       upstreamFactsPlugin(),
       observabilityPlugin(metrics, tracing),
+      drain.plugin,
       ...(responseCache
         ? [
             responseReplayPlugin(
@@ -208,23 +214,27 @@ export async function createGateway(
     pipeline: policy.pipeline,
     credentialOf,
     sse,
+    drain,
     maxUploadBytes: config.UPLOAD_MAX_BYTES,
     explorer: policy.explorer,
     apqRegistration: policy.apqRegistration,
     replay: responseCache && { cache: responseCache, credentialOf, metrics },
     contextOf: async (request) =>
-      createGatewayContext(contextDeps, {
-        requestId: request.id,
-        credential: credentialOf(request),
-        logger: request.log,
-        storeIdHeader: storeIdHeaderOf(request.headers),
-        facts: createRequestFacts(),
-        trace: tracing ? { span: undefined } : undefined,
-        replayKey: request.replayKey,
-        noteOperation: (fields) => {
-          request.operationLog = fields;
-        },
-      }),
+      drain.contextOf(
+        request,
+        createGatewayContext(contextDeps, {
+          requestId: request.id,
+          credential: credentialOf(request),
+          logger: request.log,
+          storeIdHeader: storeIdHeaderOf(request.headers),
+          facts: createRequestFacts(),
+          trace: tracing ? { span: undefined } : undefined,
+          replayKey: request.replayKey,
+          noteOperation: (fields) => {
+            request.operationLog = fields;
+          },
+        }),
+      ),
   });
 
   if (metrics) registerMetricsRoute(app, metrics);
@@ -244,16 +254,30 @@ export async function createGateway(
     async close() {
       closing = true;
       memoryRelease.stop();
+      const { answerAtMs, cutAtMs } = drainSchedule(config.SHUTDOWN_TIMEOUT_MS);
+      // The operations still executing get a SHUTTING_DOWN answer, and their connections close
+      // once it is written (connection: close); a client then knows to retry, and a mutation's
+      // client that it must read before it does (shutdown/drain-deadline.ts).
+      const answer = setTimeout(() => {
+        const requests = drain.answerAll();
+        if (requests === 0) return;
+        app.log.warn(
+          { timeoutMs: config.SHUTDOWN_TIMEOUT_MS, requests },
+          'in-flight requests outlived the shutdown bound; answering them SHUTTING_DOWN',
+        );
+      }, answerAtMs);
+      // What is still open then (a request not executing yet, a client not reading its answer).
       const cut = setTimeout(() => {
         app.log.warn(
           { timeoutMs: config.SHUTDOWN_TIMEOUT_MS },
-          'in-flight requests outlived the shutdown bound; closing their connections',
+          'connections outlived the shutdown bound; closing them',
         );
         app.server.closeAllConnections();
-      }, config.SHUTDOWN_TIMEOUT_MS);
+      }, cutAtMs);
       try {
         await app.close();
       } finally {
+        clearTimeout(answer);
         clearTimeout(cut);
       }
       await apollo.stop();

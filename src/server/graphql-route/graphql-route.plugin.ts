@@ -11,7 +11,8 @@
  *   preHandler     document checks (size, tokens, trusted documents) → a subscription that asks
  *                  for `text/event-stream` becomes an SSE stream → anything else must accept
  *                  JSON (406); then APQ registration rights; then whole-response replay
- *   handler        Apollo Server: parse, validation, variables, cost, idempotency, execution
+ *   handler        Apollo Server: parse, validation, variables, cost, idempotency, execution —
+ *                  or, still running at the shutdown deadline, a 503 SHUTTING_DOWN answer
  *
  * graphql-ws is the same path's WebSocket upgrade (subscriptions/graphql-ws.transport.ts).
  */
@@ -37,6 +38,7 @@ import {
   createReplayHook,
   type ResponseReplayOptions,
 } from '../response-cache/response-replay.hook.ts';
+import type { DrainDeadline } from '../shutdown/drain-deadline.ts';
 import type { GraphQLSseTransport } from '../subscriptions/graphql-sse.transport.ts';
 import { acceptGraphQLMultipart } from '../uploads/graphql-multipart.plugin.ts';
 import { refuseUnsupportedContentType } from './content-type.policy.ts';
@@ -51,6 +53,8 @@ export interface GraphqlRouteOptions {
   readonly pipeline: OperationPipeline;
   readonly credentialOf: RequestCredential;
   readonly sse: GraphQLSseTransport;
+  /** Answers an operation still executing at the shutdown deadline (shutdown/drain-deadline.ts). */
+  readonly drain: DrainDeadline;
   /** Largest uploaded file, bytes. */
   readonly maxUploadBytes: number;
   /** With EXPLORER on. */
@@ -164,9 +168,12 @@ export async function graphqlRoute(
   scope.decorateRequest('replayKey', undefined);
   if (options.replay) scope.addHook('preHandler', createReplayHook(options.replay));
 
-  scope.route({
+  const execute = fastifyApolloHandler(options.apollo, { context: options.contextOf });
+  // The answer is Apollo's serialized response (the integration's route type says so).
+  scope.route<{ Reply: string }>({
     url: options.path,
     method: ['GET', 'POST', 'OPTIONS'],
-    handler: fastifyApolloHandler(options.apollo, { context: options.contextOf }),
+    handler: (request, reply) =>
+      options.drain.run(request, reply, async () => execute.call(scope, request, reply)),
   });
 }

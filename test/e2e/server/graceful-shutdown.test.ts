@@ -2,10 +2,12 @@
  * Shutdown as production runs it (the image's command and environment) against a standalone
  * upstream. SIGTERM arrives while a slow query is in flight and two subscriptions (graphql-ws and
  * SSE) are open: the query is answered, the streams end, the log says "stopped", the exit code is 0.
+ * A query and a mutation still running when SHUTDOWN_TIMEOUT_MS ends are answered 503
+ * SHUTTING_DOWN (the mutation with `outcome: "UNKNOWN"`) before the process exits.
  */
 import { once } from 'node:events';
 import { createClient as createSseClient } from 'graphql-sse';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 import { wsClient } from '../../support/subscription-clients.ts';
@@ -16,11 +18,24 @@ const SLOW_QUERY =
   '{ certificatesByEntitlement(entitlementId: "demo-entitlement") { certificateId } }';
 
 let sim: RunningSimulator;
+/** `METHOD /path` of each call the upstream received. */
+const arrivals: string[] = [];
 beforeAll(async () => {
-  sim = await startSimulator();
+  sim = await startSimulator({ onArrival: ({ method, url }) => arrivals.push(`${method} ${url}`) });
 });
 afterAll(() => sim.close());
 afterEach(() => sim.simulator.configure({ latencyMs: 0 }));
+
+/** The `msg` of each log line (a line that is not JSON as it is). */
+function messagesOf(gateway: GatewayProcess): (string | undefined)[] {
+  return gateway.logs.map((line) => {
+    try {
+      return (JSON.parse(line) as { msg?: string }).msg;
+    } catch {
+      return line;
+    }
+  });
+}
 
 /** Sends the slow query and resolves once the gateway has received it (its debug log line). */
 async function slowQueryInFlight(gateway: GatewayProcess) {
@@ -77,39 +92,118 @@ describe('graceful shutdown in production mode', () => {
 
     const [code, signal] = (await once(gateway.child, 'exit')) as [number | null, string | null];
     expect({ code, signal }).toEqual({ code: 0, signal: null });
-    const messages = gateway.logs.map((line) => {
-      try {
-        return (JSON.parse(line) as { msg?: string }).msg;
-      } catch {
-        return line;
-      }
-    });
+    const messages = messagesOf(gateway);
     expect(messages).toContain('stopped');
     expect(messages.indexOf('stopped'), gateway.logs.slice(-2).join('\n')).toBe(
       messages.length - 1,
     );
   });
 
-  it('cuts a request that outlives SHUTDOWN_TIMEOUT_MS and still stops cleanly', async () => {
+  it('answers the requests that outlive SHUTDOWN_TIMEOUT_MS with a retryable SHUTTING_DOWN, then stops cleanly', async () => {
     const gateway = await startGatewayProcess({
       UPSTREAM_URL: sim.url,
-      // "incoming request" lines, which say the slow request has arrived.
-      LOG_LEVEL: 'debug',
-      SHUTDOWN_TIMEOUT_MS: '500',
+      SHUTDOWN_TIMEOUT_MS: '1000',
       UPSTREAM_DEADLINE_MS: '20000',
       UPSTREAM_HEADERS_TIMEOUT_MS: '20000',
     });
+    // A failed assertion leaves no process behind (nor the simulator waiting on its connections).
+    onTestFinished(() => gateway.stop());
     sim.simulator.configure({ latencyMs: 8_000 });
-    const inFlight = (await slowQueryInFlight(gateway)).answer.then(
-      () => 'answered',
-      () => 'cut',
-    );
+    arrivals.length = 0;
+    let exited = false;
+    gateway.child.once('exit', () => {
+      exited = true;
+    });
+    /** The answer as the client got it, and whether the gateway had exited by then; or the cut. */
+    const settle = (answer: ReturnType<GatewayProcess['gql']>) =>
+      answer.then(
+        ({ status, headers, body }) => ({ status, headers, body, exited }),
+        (error: unknown) => ({ cut: String(error) }),
+      );
+    const query = settle(gateway.gql(SLOW_QUERY));
+    // Another credential: a credential's first upstream call is its slow-start probe, and its next
+    // one waits for the probe's answer (docs/efficiency.md), which would keep the write from starting.
+    const mutation = settle(gateway.gql(CREATE, { name: 'cut-by-shutdown' }, 'writer-token'));
+    // Both have reached the upstream: the query's read and the mutation's write are under way, so
+    // whether the app gets created is up to the upstream, not the gateway.
+    await expect
+      .poll(() => arrivals, { interval: 10 })
+      .toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^GET .*demo-entitlement/),
+          'POST /v1/hosting/nodejs/apps',
+        ]),
+      );
     const started = Date.now();
     gateway.child.kill('SIGTERM');
-    const [code] = (await once(gateway.child, 'exit')) as [number | null];
-    expect(code).toBe(0);
+
+    const queryAnswer = await query;
+    expect(queryAnswer).toMatchObject({
+      status: 503,
+      headers: { 'retry-after': '1', connection: 'close' },
+      exited: false,
+    });
+    expect(queryAnswer).toHaveProperty('body', {
+      errors: [
+        {
+          message: expect.stringContaining('shutting down'),
+          extensions: {
+            code: 'SHUTTING_DOWN',
+            retryAfterSec: 1,
+            requestId: (queryAnswer as { headers: Record<string, string> }).headers['x-request-id'],
+          },
+        },
+      ],
+    });
+    const mutationAnswer = await mutation;
+    expect(mutationAnswer).toMatchObject({
+      status: 503,
+      headers: { 'retry-after': '1' },
+      exited: false,
+    });
+    expect(mutationAnswer).toHaveProperty('body', {
+      data: null,
+      errors: [
+        {
+          message: expect.stringContaining('may or may not have been applied'),
+          path: ['createApp'],
+          extensions: {
+            code: 'SHUTTING_DOWN',
+            retryAfterSec: 1,
+            outcome: 'UNKNOWN',
+            verifyWith: 'apps { appId name }',
+            requestId: (mutationAnswer as { headers: Record<string, string> }).headers[
+              'x-request-id'
+            ],
+          },
+        },
+      ],
+    });
+
+    const [code, signal] = (await once(gateway.child, 'exit')) as [number | null, string | null];
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    // The bound (1 s), the upstream pool's 2 s for the calls still under way, and closing.
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(await inFlight).toBe('cut');
-    expect(gateway.logs.join('\n')).toContain('outlived the shutdown bound');
+    const messages = messagesOf(gateway);
+    expect(messages).toContain(
+      'in-flight requests outlived the shutdown bound; answering them SHUTTING_DOWN',
+    );
+    expect(messages.at(-1)).toBe('stopped');
+    // Each answer has its access line, with the code the client received.
+    const answered = gateway.logs
+      .filter((line) => line.includes('"SHUTTING_DOWN"'))
+      .map((line) => JSON.parse(line) as { reqId: string; res: unknown; errorCodes: unknown });
+    expect(
+      Object.fromEntries(
+        answered.map(({ reqId, res, errorCodes }) => [reqId, { res, errorCodes }]),
+      ),
+    ).toEqual(
+      Object.fromEntries(
+        [queryAnswer, mutationAnswer].map((answer) => [
+          (answer as { headers: Record<string, string> }).headers['x-request-id'],
+          { res: { statusCode: 503 }, errorCodes: ['SHUTTING_DOWN'] },
+        ]),
+      ),
+    );
   });
 });

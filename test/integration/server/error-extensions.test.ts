@@ -37,9 +37,9 @@ const json = { 'content-type': 'application/json' };
 const auth = { authorization: 'Bearer demo-token' };
 
 /** The access log line of one request (written once its answer has been sent). */
-async function accessLineOf(requestId: string): Promise<Record<string, any>> {
+async function accessLineOf(requestId: string, logs = stack.logs): Promise<Record<string, any>> {
   return vi.waitFor(() => {
-    const line = stack.logs
+    const line = logs
       .map((text) => JSON.parse(text) as Record<string, any>)
       .find((entry) => entry.req?.id === requestId && entry.res !== undefined);
     if (!line) throw new Error(`no access line for ${requestId}`);
@@ -48,7 +48,12 @@ async function accessLineOf(requestId: string): Promise<Record<string, any>> {
 }
 
 /** Every error of the answer has `code` and the answer's request id; the log line agrees. */
-async function expectErrors(res: GqlResult, status: number, code: string): Promise<any[]> {
+async function expectErrors(
+  res: GqlResult,
+  status: number,
+  code: string,
+  logs = stack.logs,
+): Promise<any[]> {
   expect(res.status, res.text).toBe(status);
   const errors: any[] = res.body?.errors ?? [];
   expect(errors.length, res.text).toBeGreaterThan(0);
@@ -58,7 +63,7 @@ async function expectErrors(res: GqlResult, status: number, code: string): Promi
     expect(error.extensions, res.text).toMatchObject({ code, requestId });
   }
   seen.add(code);
-  const line = await accessLineOf(requestId!);
+  const line = await accessLineOf(requestId!, logs);
   expect(line.errorCodes, JSON.stringify(line)).toEqual([code]);
   return errors;
 }
@@ -312,6 +317,36 @@ describe('subscriptions', () => {
       );
     } finally {
       await client.dispose();
+    }
+  });
+});
+
+describe('shutdown', () => {
+  it('a query still executing when the drain bound runs out: 503 SHUTTING_DOWN', async () => {
+    // A gateway of its own, stopped here; its upstream holds the query's call until the answer came.
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const draining = await startStack({
+      sim: {
+        onArrival: () => {
+          arrived();
+          return held;
+        },
+      },
+      env: { SHUTDOWN_TIMEOUT_MS: '400' },
+    });
+    const answer = draining.gql('{ apps { appId } }');
+    await arrival;
+    const closed = draining.close();
+    try {
+      const res = await answer;
+      await expectErrors(res, 503, 'SHUTTING_DOWN', draining.logs);
+      expect(res.headers['retry-after']).toBe('1');
+    } finally {
+      release();
+      await closed;
     }
   });
 });
