@@ -97,6 +97,38 @@ describe('fallback bucket store', () => {
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(3);
   });
 
+  it('two replicas that lose Redis between calls spend together exactly what is left, no more', async () => {
+    const shared = createMemoryBucketStore({ budget });
+    let failing = false;
+    const primary: BucketStore = {
+      take: async (...args) => (failing ? Promise.reject(new Error('down')) : shared.take(...args)),
+      correct: async (...args) =>
+        failing ? Promise.reject(new Error('down')) : shared.correct(...args),
+      peek: async (...args) => shared.peek(...args),
+      release: async (...args) => shared.release(...args),
+    };
+    const replicas = [0, 1].map(() =>
+      createFallbackBucketStore({
+        primary,
+        fallback: createMemoryBucketStore({ budget, share: 0.5 }),
+        usable: async () => true,
+        logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+      }),
+    );
+    // The upstream's window: every call is counted and answered with what is left.
+    let spent = 0;
+    const call = async (replica: BucketStore) => {
+      if (!(await replica.take('c', undefined)).allowed) return;
+      spent += 1;
+      await replica.correct('c', undefined, { limit: 40, remaining: 40 - spent });
+    };
+    for (let i = 0; i < 38; i += 1) await call(replicas[i % 2]!);
+    expect(spent).toBe(38);
+    failing = true;
+    for (let i = 0; i < 20; i += 1) await call(replicas[i % 2]!);
+    expect(spent).toBe(40);
+  });
+
   it('goes back to Redis when it answers again', async () => {
     const { store, fail } = setup();
     fail(true);
