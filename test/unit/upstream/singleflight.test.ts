@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSingleflight } from '../../../src/upstream/singleflight.ts';
-
-const deferred = <T>() => {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-};
+import { deferred } from '../../support/clock.ts';
 
 describe('singleflight', () => {
   it('runs one call for identical keys in flight, and hands each joiner its own copy', async () => {

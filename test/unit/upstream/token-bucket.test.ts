@@ -388,15 +388,25 @@ function sleepRecorder() {
   };
 }
 
+/** A memory store and a limiter on one clock, waiting at most 250 ms for a token. */
+function limiterOn(
+  budget: { capacity: number; windowMs: number },
+  clock: { now: () => number; sleep: (ms: number) => Promise<void> },
+) {
+  const store = createMemoryBucketStore({ budget, now: clock.now });
+  const limiter = createTokenBucketLimiter({
+    store,
+    maxWaitMs: 250,
+    now: clock.now,
+    sleep: clock.sleep,
+  });
+  return { store, limiter };
+}
+
 describe('token bucket limiter', () => {
   it('waits for a token that comes within the allowed wait', async () => {
     const time = sleepRecorder();
-    const limiter = createTokenBucketLimiter({
-      store: createMemoryBucketStore({ budget: { capacity: 10, windowMs: 1_000 }, now: time.now }),
-      maxWaitMs: 250,
-      now: time.now,
-      sleep: time.sleep,
-    });
+    const { limiter } = limiterOn({ capacity: 10, windowMs: 1_000 }, time);
     const id = fresh();
     await limiter.observe(id, undefined, {});
     for (let i = 0; i < 10; i += 1) await limiter.acquire(id, undefined);
@@ -408,16 +418,7 @@ describe('token bucket limiter', () => {
 
   it('fails with RATE_LIMITED and retryAfterSec when waiting would not help', async () => {
     const time = sleepRecorder();
-    const store = createMemoryBucketStore({
-      budget: { capacity: 2, windowMs: 60_000 },
-      now: time.now,
-    });
-    const limiter = createTokenBucketLimiter({
-      store,
-      maxWaitMs: 250,
-      now: time.now,
-      sleep: time.sleep,
-    });
+    const { limiter } = limiterOn({ capacity: 2, windowMs: 60_000 }, time);
     const id = fresh();
     await limiter.observe(id, undefined, { remaining: 0, resetMs: 42_000 });
     const error = await limiter.acquire(id, undefined).catch((e: unknown) => e);
@@ -431,16 +432,7 @@ describe('token bucket limiter', () => {
 
   it("holds a stale credential's calls for its probe's answer, then lets out only what is left", async () => {
     const clock = manualClock();
-    const store = createMemoryBucketStore({
-      budget: { capacity: 600, windowMs: 1_399_000 },
-      now: clock.now,
-    });
-    const limiter = createTokenBucketLimiter({
-      store,
-      maxWaitMs: 250,
-      now: clock.now,
-      sleep: clock.sleep,
-    });
+    const { limiter } = limiterOn({ capacity: 600, windowMs: 1_399_000 }, clock);
     const id = fresh();
     // One query with 20 root fields: 20 calls at once, for a credential another client has used.
     const outcomes = Array.from({ length: 20 }, () =>
@@ -461,16 +453,7 @@ describe('token bucket limiter', () => {
 
   it("lets a stale credential's waiting calls go as soon as its probe fails without an answer", async () => {
     const clock = manualClock();
-    const store = createMemoryBucketStore({
-      budget: { capacity: 600, windowMs: 1_399_000 },
-      now: clock.now,
-    });
-    const limiter = createTokenBucketLimiter({
-      store,
-      maxWaitMs: 250,
-      now: clock.now,
-      sleep: clock.sleep,
-    });
+    const { limiter } = limiterOn({ capacity: 600, windowMs: 1_399_000 }, clock);
     const id = fresh();
     await limiter.acquire(id, undefined); // the probe
     const waiting = limiter.acquire(id, undefined);
@@ -483,16 +466,7 @@ describe('token bucket limiter', () => {
 
   it("ends a wait for a probe's answer at the attempt's deadline, as the upstream not answering", async () => {
     const clock = manualClock();
-    const store = createMemoryBucketStore({
-      budget: { capacity: 600, windowMs: 1_399_000 },
-      now: clock.now,
-    });
-    const limiter = createTokenBucketLimiter({
-      store,
-      maxWaitMs: 250,
-      now: clock.now,
-      sleep: clock.sleep,
-    });
+    const { store, limiter } = limiterOn({ capacity: 600, windowMs: 1_399_000 }, clock);
     const id = fresh();
     await limiter.acquire(id, undefined); // the probe, which hangs
     const deadline = new AbortController();
@@ -507,16 +481,7 @@ describe('token bucket limiter', () => {
 
   it('ends a wait for a token at the deadline with RATE_LIMITED', async () => {
     const clock = manualClock();
-    const store = createMemoryBucketStore({
-      budget: { capacity: 10, windowMs: 1_000 },
-      now: clock.now,
-    });
-    const limiter = createTokenBucketLimiter({
-      store,
-      maxWaitMs: 250,
-      now: clock.now,
-      sleep: clock.sleep,
-    });
+    const { limiter } = limiterOn({ capacity: 10, windowMs: 1_000 }, clock);
     const id = fresh();
     await limiter.observe(id, undefined, {});
     for (let i = 0; i < 10; i += 1) await limiter.acquire(id, undefined);
