@@ -92,3 +92,15 @@ export function missingPaths(markdownPath: string): string[] {
   }
   return [...missing];
 }
+
+/**
+ * What the repository sits beside but a clone does not have: the team's shared folder (the
+ * upstream's documents, the original design, the peer harness). The docs must stand on their own.
+ */
+const OUTSIDE_THE_CLONE = /\.\.\/shared\b|\bDESIGN\.md\b|\bcontract\.graphql\b/g;
+
+/** The mentions of places outside a clone of the repository. */
+export function outsideReferences(markdownPath: string): string[] {
+  const text = readFileSync(join(REPO_ROOT, markdownPath), 'utf8');
+  return [...text.matchAll(OUTSIDE_THE_CLONE)].map((match) => match[0]);
+}
