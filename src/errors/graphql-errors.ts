@@ -240,6 +240,20 @@ export function stampRequestId(
 }
 
 /**
+ * The codes of the errors a response sends, once each (messages stay out of logs: they may quote
+ * input). Read from the formatted errors, as the client receives them: a typed error gets its code
+ * only when formatted, so the raw errors would log it as having none.
+ */
+export function errorCodesOf(errors: readonly GraphQLFormattedError[] | undefined): string[] {
+  const codes = new Set<string>();
+  for (const error of errors ?? []) {
+    const code = error.extensions?.code;
+    codes.add(typeof code === 'string' ? code : 'UNKNOWN');
+  }
+  return [...codes];
+}
+
+/**
  * Mutations report upstream 400/409/422 (and gateway input errors) as payload `userErrors`;
  * everything else stays a GraphQL error and is rethrown. `inputPrefix` roots the paths at the
  * mutation argument (e.g. `['input']`).

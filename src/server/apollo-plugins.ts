@@ -2,12 +2,17 @@
  * Apollo Server plugins: request-id stamping, error logging and each operation's log fields.
  */
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import type { GraphQLError, GraphQLFormattedError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { OperationLogFields } from '../observability/operation-log.ts';
 import { ErrorCode, RequestErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
-import { formatGraphQLError, rootCauseOf, stampRequestId } from '../errors/graphql-errors.ts';
+import {
+  errorCodesOf,
+  formatGraphQLError,
+  rootCauseOf,
+  stampRequestId,
+} from '../errors/graphql-errors.ts';
 
 /**
  * An error the gateway did not expect: exactly those `formatGraphQLError` masks as internal (as the
@@ -16,20 +21,6 @@ import { formatGraphQLError, rootCauseOf, stampRequestId } from '../errors/graph
  */
 const isUnexpected = (error: GraphQLError): boolean =>
   formatGraphQLError(error.toJSON(), error).extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR;
-
-/**
- * The codes of the errors a response sends, once each (messages stay out of logs: they may quote
- * input). Read from the formatted errors, as the client receives them: a typed error gets its code
- * only when formatted, so the raw errors would log it as having none.
- */
-export function errorCodesOf(errors: readonly GraphQLFormattedError[] | undefined): string[] {
-  const codes = new Set<string>();
-  for (const error of errors ?? []) {
-    const code = error.extensions?.code;
-    codes.add(typeof code === 'string' ? code : 'UNKNOWN');
-  }
-  return [...codes];
-}
 
 const SUBSCRIPTION_OVER_JSON =
   'Send a subscription with `Accept: text/event-stream` (GraphQL over SSE) or over graphql-ws: one JSON answer cannot carry its events.';

@@ -8,8 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
 import type { GatewayError } from '../../errors/gateway-errors.ts';
-import { formatGraphQLError, stampRequestId } from '../../errors/graphql-errors.ts';
-import { errorCodesOf } from '../apollo-plugins.ts';
+import { errorCodesOf, formatGraphQLError, stampRequestId } from '../../errors/graphql-errors.ts';
 import { jsonResponseType } from './media-types.ts';
 
 /** Sends `{ errors: [error] }` with `status` and ends the request. */
@@ -25,7 +24,7 @@ export function replyWithGraphQLError(
   request.operationLog = {
     operationName: null,
     errors: 1,
-    errorCodes: [String(formatted.extensions?.code)],
+    errorCodes: errorCodesOf([formatted]),
     durationMs: Math.round(reply.elapsedTime),
   };
   return reply

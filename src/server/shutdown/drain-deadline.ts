@@ -14,9 +14,8 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errorCodesOf } from '../apollo-plugins.ts';
 import { jsonResponseType } from '../graphql-route/media-types.ts';
-import { stampRequestId } from '../../errors/graphql-errors.ts';
+import { errorCodesOf, stampRequestId } from '../../errors/graphql-errors.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
 import {
   rootFieldsOf,

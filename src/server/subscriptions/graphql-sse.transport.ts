@@ -4,12 +4,12 @@
  * with an event stream of its results, ending with `complete`. The bearer token is the request's
  * `Authorization` header, as for any other POST.
  */
+import { errorCodesOf } from '../../errors/graphql-errors.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult as SseExecutionResult } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
 import type { ExecutionArgs } from 'graphql';
 import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
-import { errorCodesOf } from '../apollo-plugins.ts';
 import { EVENT_STREAM } from '../graphql-route/media-types.ts';
 import {
   formatSubscriptionResult,

@@ -6,6 +6,7 @@
  * `connection_init` within {@link CONNECTION_INIT_WAIT_MS} (4408), or with no token in it or on the
  * upgrade (4403 Forbidden), so an idle socket cannot be held open for free.
  */
+import { errorCodesOf } from '../../errors/graphql-errors.ts';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -13,7 +14,6 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { GatewayContext } from '../../kit/request-context.ts';
-import { errorCodesOf } from '../apollo-plugins.ts';
 import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import {
   formatRequestErrors,
