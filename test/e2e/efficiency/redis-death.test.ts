@@ -29,6 +29,7 @@ const REMAINING = '{ viewer { rateLimit { remaining } } }';
 describe.skipIf(!testRedisAvailable)('Redis killed while two replicas have calls in flight', () => {
   let redis: ChildProcess;
   let redisUrl: string;
+  let admin: ReturnType<typeof createClient>;
   let sim: RunningSimulator;
   const replicas: GatewayProcess[] = [];
 
@@ -45,6 +46,9 @@ describe.skipIf(!testRedisAvailable)('Redis killed while two replicas have calls
       });
     });
     redisUrl = `redis://127.0.0.1:${port}`;
+    admin = createClient({ url: redisUrl, socket: { reconnectStrategy: false } });
+    admin.on('error', () => undefined); // it dies with the server
+    await admin.connect();
     sim = await startSimulator({ rateLimit: WINDOW, rateWindowSec: 120, ipLimits: false });
     const env = {
       UPSTREAM_URL: sim.url,
@@ -60,6 +64,7 @@ describe.skipIf(!testRedisAvailable)('Redis killed while two replicas have calls
   }, 120_000);
 
   afterAll(async () => {
+    if (admin?.isOpen) admin.destroy();
     await Promise.all(replicas.map((replica) => replica.stop()));
     await sim?.close();
     if (redis.exitCode === null && redis.signalCode === null) {
@@ -70,16 +75,10 @@ describe.skipIf(!testRedisAvailable)('Redis killed while two replicas have calls
 
   /** The credential bucket's tokens as this Redis holds them (one credential, one bucket key). */
   async function bucketTokens(): Promise<number> {
-    const client = createClient({ url: redisUrl });
-    await client.connect();
-    try {
-      const keys: string[] = [];
-      for await (const batch of client.scanIterator({ MATCH: '*:bucket:*' })) keys.push(...batch);
-      expect(keys).toHaveLength(1);
-      return Number(await client.hGet(keys[0]!, 'tokens'));
-    } finally {
-      await client.close();
-    }
+    const keys: string[] = [];
+    for await (const batch of admin.scanIterator({ MATCH: '*:bucket:*' })) keys.push(...batch);
+    expect(keys).toHaveLength(1);
+    return Number(await admin.hGet(keys[0]!, 'tokens'));
   }
 
   const remainingOn = async (replica: GatewayProcess): Promise<number> => {
@@ -115,6 +114,7 @@ describe.skipIf(!testRedisAvailable)('Redis killed while two replicas have calls
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const answeredBeforeKill = (await sim.stats()).total;
+    admin.destroy();
     redis.kill('SIGKILL');
     await once(redis, 'exit');
     const results = await batch;
