@@ -3,13 +3,10 @@
  * TIME unless the caller gives the time). Same cases, on a clock each test moves itself.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import pino from 'pino';
-import type { FastifyBaseLogger } from 'fastify';
 import { ErrorCode } from '../../../src/errors/error-codes.ts';
 import { GatewayError } from '../../../src/errors/gateway-errors.ts';
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
 import { createRedisBucketStore } from '../../../src/upstream/redis-bucket-store.ts';
-import { createRedisConnection } from '../../../src/upstream/redis-connection.ts';
 import type { RouteClass } from '../../../src/upstream/upstream-routes.ts';
 import {
   PROBE_POLL_MS,
@@ -18,9 +15,13 @@ import {
   type CredentialBudget,
 } from '../../../src/upstream/token-bucket.ts';
 import { manualClock, until, type ManualClock } from '../../support/clock.ts';
-import { REDIS_URL, testPrefix, testRedisAvailable, useTestRedis } from '../../support/redis.ts';
+import {
+  openTestConnection,
+  testPrefix,
+  testRedisAvailable,
+  useTestRedis,
+} from '../../support/redis.ts';
 
-const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const CLASS: RouteClass = { name: 'test-class', limit: 3, windowMs: 60_000, perCredential: false };
 const PER_CREDENTIAL: RouteClass = { ...CLASS, name: 'per-cred', perCredential: true };
 
@@ -339,14 +340,8 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
   });
 
   it('never lets two replicas together take more than the window, however they race', async () => {
-    const other = createRedisConnection({
-      url: REDIS_URL,
-      connectTimeoutMs: 1_000,
-      commandTimeoutMs: 500,
-      logger: silent,
-    });
+    const other = await openTestConnection();
     try {
-      expect(await other.usable()).toBe(true);
       const budget = { capacity: 20, windowMs: 60_000 };
       const replicas = [redis.connection(), other].map((c) =>
         createRedisBucketStore({ client: c.client, budget, prefix }),

@@ -9,7 +9,7 @@ import {
   type UpstreamCache,
 } from '../../../src/upstream/upstream-cache.ts';
 import {
-  REDIS_URL,
+  openTestConnection,
   keysUnder,
   testPrefix,
   testRedisAvailable,
@@ -199,14 +199,8 @@ describe.skipIf(!testRedisAvailable)('redis upstream cache', () => {
   });
 
   it('is shared by two clients (replicas) and keeps its keys under the prefix', async () => {
-    const other = createRedisConnection({
-      url: REDIS_URL,
-      connectTimeoutMs: 1_000,
-      commandTimeoutMs: 500,
-      logger: silent,
-    });
+    const other = await openTestConnection();
     try {
-      await other.usable();
       const a = make();
       const b = createUpstreamCache({
         store: { type: 'redis', connection: other, prefix },
