@@ -75,10 +75,18 @@ const ConfigSchema = z.object({
   UPSTREAM_RATE_WINDOW_SEC: int(1)
     .default(1399)
     .describe('The upstream budget per credential: the window, seconds.'),
-  UPSTREAM_BUCKET_WAIT_MS: int(0, 10_000)
-    .default(250)
+  UPSTREAM_BUCKET_WAIT_MS: int(0, 60_000)
+    .default(5_000)
     .describe(
-      'How long a call waits for a token of an empty bucket before failing with RATE_LIMITED.',
+      'The longest a call waits for room in a bucket; it also never waits past its deadline (UPSTREAM_DEADLINE_MS). A call whose room comes later is refused at once with RATE_LIMITED and retryAfterSec.',
+    ),
+  UPSTREAM_WRITE_RESERVE_SHARE: z.coerce
+    .number()
+    .min(0)
+    .max(0.5)
+    .default(0.1)
+    .describe(
+      "The last part of each credential's window kept for writes (mutations): reads stop there, subscription polling and the explorer a little earlier (docs/efficiency.md \"Priorities\").",
     ),
   UPSTREAM_LIMITER: z
     .enum(['on', 'off'])
@@ -360,7 +368,6 @@ const ORDERED_PAIRS = [
   ['UPSTREAM_CONNECT_TIMEOUT_MS', 'UPSTREAM_DEADLINE_MS'],
   ['UPSTREAM_HEADERS_TIMEOUT_MS', 'UPSTREAM_DEADLINE_MS'],
   ['UPSTREAM_BODY_TIMEOUT_MS', 'UPSTREAM_DEADLINE_MS'],
-  ['UPSTREAM_BUCKET_WAIT_MS', 'UPSTREAM_DEADLINE_MS'],
   ['REDIS_COMMAND_TIMEOUT_MS', 'REDIS_CONNECT_TIMEOUT_MS'],
   ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'],
 ] as const satisfies readonly (readonly [keyof ParsedConfig, keyof ParsedConfig])[];

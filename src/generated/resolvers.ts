@@ -1427,6 +1427,11 @@ export type RateLimitBudget = {
   remaining: Scalars['Int']['output'];
   /** Seconds until the window resets. */
   resetSec: Scalars['Int']['output'];
+  /**
+   * Of `remaining`, the calls kept for writes (mutations): queries stop when only these are left,
+   * subscriptions and the explorer a little earlier. Also the `RateLimit-Write-Reserve` header.
+   */
+  writeReserve: Scalars['Int']['output'];
 };
 
 /** A reissue: any of a new CSR, common name or names. Body fields decided by Weft (the upstream shows none). */
@@ -2464,6 +2469,7 @@ export type RateLimitBudgetResolvers<ContextType = GatewayContext, ParentType ex
   limit?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   remaining?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   resetSec?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  writeReserve?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type ReissueCertificatePayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ReissueCertificatePayload'] = ResolversParentTypes['ReissueCertificatePayload']> = {

@@ -10,8 +10,11 @@ export interface GatewayMetrics {
   operation(name: string | null | undefined, outcome: 'success' | 'error', seconds: number): void;
   upstreamCall(method: string, route: string, status: number | 'error', seconds: number): void;
   cacheLookup(result: 'hit' | 'miss' | 'stale'): void;
-  bucketWait(bucket: string): void;
-  bucketRefusal(bucket: string): void;
+  /** A call waited for room (`bucket`: what it waited for; `priority`: `call-priority.ts`). */
+  bucketWait(bucket: string, priority: string): void;
+  bucketRefusal(bucket: string, priority: string): void;
+  /** The upstream answered 429 to a call of this priority. */
+  upstreamRateLimited(priority: string): void;
   breakerState(breakerClass: string, state: CircuitState): void;
 }
 
@@ -62,14 +65,20 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   });
   const bucketWaits = new Counter({
     name: 'weft_bucket_waits_total',
-    help: 'Upstream calls that waited for a token',
-    labelNames: ['bucket'],
+    help: 'Upstream calls that waited for a token, by bucket and call priority',
+    labelNames: ['bucket', 'priority'],
     registers: [registry],
   });
   const bucketRefusals = new Counter({
     name: 'weft_bucket_refusals_total',
-    help: 'Upstream calls refused because a bucket stayed empty (RATE_LIMITED)',
-    labelNames: ['bucket'],
+    help: 'Upstream calls refused because a bucket stayed empty (RATE_LIMITED), by call priority',
+    labelNames: ['bucket', 'priority'],
+    registers: [registry],
+  });
+  const upstream429s = new Counter({
+    name: 'weft_upstream_rate_limited_total',
+    help: 'Upstream answers 429 (the limiter did not foresee them), by call priority',
+    labelNames: ['priority'],
     registers: [registry],
   });
   const breakers = new Gauge({
@@ -129,8 +138,9 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       upstreamSeconds.observe({ route: label }, seconds);
     },
     cacheLookup: (result) => cacheLookups.inc({ result }),
-    bucketWait: (bucket) => bucketWaits.inc({ bucket }),
-    bucketRefusal: (bucket) => bucketRefusals.inc({ bucket }),
+    bucketWait: (bucket, priority) => bucketWaits.inc({ bucket, priority }),
+    bucketRefusal: (bucket, priority) => bucketRefusals.inc({ bucket, priority }),
+    upstreamRateLimited: (priority) => upstream429s.inc({ priority }),
     breakerState: (breakerClass, state) =>
       breakers.set({ class: breakerClass }, BREAKER_STATE_VALUE[state]),
   };

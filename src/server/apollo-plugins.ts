@@ -100,6 +100,7 @@ export function upstreamFactsPlugin(): ApolloServerPlugin<GatewayContext> {
             response.http.headers.set('ratelimit-limit', String(budget.limit));
             response.http.headers.set('ratelimit-remaining', String(budget.remaining));
             response.http.headers.set('ratelimit-reset', String(budget.resetSec));
+            response.http.headers.set('ratelimit-write-reserve', String(budget.writeReserve));
             extensions.rateLimit = { ...budget };
           }
           if (facts.stale.length > 0) {

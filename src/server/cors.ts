@@ -28,6 +28,7 @@ export const CORS_ALLOWED_HEADERS = [
   'apollographql-client-version',
   'x-store-id',
   'idempotency-key',
+  'weft-priority',
   REQUEST_ID_HEADER,
 ];
 
@@ -36,6 +37,7 @@ export const CORS_EXPOSED_HEADERS = [
   'ratelimit-limit',
   'ratelimit-remaining',
   'ratelimit-reset',
+  'ratelimit-write-reserve',
   'retry-after',
   REQUEST_ID_HEADER,
   'x-weft-response-cache',

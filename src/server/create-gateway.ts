@@ -20,6 +20,7 @@ import { createUpstreamStack } from '../upstream/create-upstream-stack.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { requestLifecyclePlugin, upstreamFactsPlugin } from './apollo-plugins.ts';
 import { createRequestFacts } from '../upstream/request-facts.ts';
+import { requestPriorityOf } from '../upstream/call-priority.ts';
 import { createGatewayContext, type GatewayContext } from '../kit/request-context.ts';
 import { storeIdHeaderOf } from '../stitching/store-routing.ts';
 import { createPollerRegistry } from '../kit/shared-pollers.ts';
@@ -225,6 +226,8 @@ export async function createGateway(
         createGatewayContext(contextDeps, {
           requestId: request.id,
           credential: credentialOf(request),
+          priority: requestPriorityOf(request.headers['weft-priority']),
+          clientAddress: request.ip,
           logger: request.log,
           storeIdHeader: storeIdHeaderOf(request.headers),
           facts: createRequestFacts(),

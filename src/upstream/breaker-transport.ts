@@ -16,7 +16,7 @@ export function createBreakerTransport(
   breaker: CircuitBreaker,
 ): Transport<RoutedCall> {
   return {
-    async send(call, signal) {
+    async send(call, signal, deadlineAt) {
       const breakerClass = call.declared?.breaker ?? UNDECLARED_BREAKER;
       const admission = breaker.admit(breakerClass);
       if (!admission.allowed) {
@@ -27,7 +27,7 @@ export function createBreakerTransport(
         );
       }
       try {
-        const response = await inner.send(call, signal);
+        const response = await inner.send(call, signal, deadlineAt);
         breaker.record(
           breakerClass,
           isFailureStatus(response.status) ? 'failure' : 'success',

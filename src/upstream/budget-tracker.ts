@@ -13,6 +13,8 @@ export interface BudgetSnapshot {
   readonly remaining: number;
   /** Seconds until the window resets (or, before any upstream answer, until the bucket is full). */
   readonly resetSec: number;
+  /** Of `remaining`, the calls kept for writes: reads stop when only these are left. */
+  readonly writeReserve: number;
 }
 
 export interface BudgetTracker {

@@ -1,8 +1,9 @@
 /**
  * The token bucket as a layer around the transport: every attempt the upstream client makes (first
- * try and retries alike, each is one upstream request) takes a token first, and every answer feeds
- * the buckets back (RateLimit-* headers, 429s). The spend is reported to the request's facts so the
- * response can carry the budget.
+ * try and retries alike, each is one upstream request) takes a token first — at its priority, up to
+ * its deadline, through the gate for unproven tokens — and every answer feeds the buckets back
+ * (RateLimit-* headers, 429s). The spend is reported to the request's facts so the response can
+ * carry the budget.
  */
 import type { Transport, RawResponse } from './http-transport.ts';
 import {
@@ -11,8 +12,9 @@ import {
   retryAfterSeconds,
 } from './response-envelope.ts';
 import type { RouteClass, RoutedCall } from './upstream-routes.ts';
-import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { BudgetCorrection, TokenBucketLimiter } from './token-bucket.ts';
+import { priorityOf, type CallPriority } from './call-priority.ts';
+import { createUnprovenGate, type UnprovenGate } from './unproven-gate.ts';
 
 /** What an upstream answer says about the budgets. */
 export function correctionOf(
@@ -36,56 +38,53 @@ export function correctionOf(
     : { limit: base.limit, blockMs, blockRouteClass: false };
 }
 
-/**
- * Whether an answer only confirms the budget its take reported (the usual case inside a known
- * window: both count down together). Then the shared bucket need not hear of it.
- */
-export function isRedundant(
-  status: number,
-  taken: BudgetSnapshot,
-  correction: BudgetCorrection,
-): boolean {
-  if (status === 429 || correction.blockMs !== undefined || correction.unauthenticated) {
-    return false;
-  }
-  const { limit, remaining, resetMs } = correction;
-  if (limit === undefined || remaining === undefined || resetMs === undefined) return false;
-  const resetSec = resetMs / 1000;
-  return (
-    taken.limit <= limit &&
-    taken.remaining <= remaining &&
-    taken.resetSec >= resetSec &&
-    taken.resetSec - resetSec <= 1
-  );
+export interface BudgetedTransportOptions {
+  readonly limiter: TokenBucketLimiter;
+  /** Room for tokens the upstream has never answered; default one of this transport's own. */
+  readonly unproven?: UnprovenGate;
+  /** Told of each upstream 429 (metrics): the limiter did not foresee it. */
+  readonly onUpstream429?: (priority: CallPriority) => void;
 }
 
 export function createBudgetedTransport(
   inner: Transport<RoutedCall>,
-  limiter: TokenBucketLimiter,
+  options: BudgetedTransportOptions,
 ): Transport<RoutedCall> {
+  const { limiter } = options;
+  const unproven = options.unproven ?? createUnprovenGate();
   return {
-    async send(call, signal) {
+    async send(call, signal, deadlineAt) {
       const routeClass = call.declared?.limitClass;
       const credentialId = call.credential.id;
-      const budget = await limiter.acquire(credentialId, routeClass, signal);
-      call.scope?.facts?.recordSpend(budget);
-      let response: RawResponse;
+      const priority = priorityOf(call);
+      const leave = await unproven.enter(credentialId, call.scope?.clientAddress, signal);
       try {
-        response = await inner.send(call, signal);
-      } catch (error) {
-        // No answer, so nothing to learn about the budget; but a slow-start probe that got none
-        // must not keep the credential's other calls waiting for it.
-        await limiter.release(credentialId);
-        throw error;
+        const { budget, ticket } = await limiter.acquire(credentialId, routeClass, {
+          priority,
+          deadlineAt,
+          signal,
+        });
+        call.scope?.facts?.recordSpend(budget);
+        let response: RawResponse;
+        try {
+          response = await inner.send(call, signal, deadlineAt);
+        } catch (error) {
+          // No answer, so nothing to learn about the budget; but the call leaves the send window,
+          // or the credential's other calls would wait for an answer that is not coming.
+          await limiter.release(credentialId, routeClass, ticket);
+          throw error;
+        }
+        if (response.status === 429) options.onUpstream429?.(priority);
+        if (response.status !== 401) unproven.proven(credentialId);
+        const corrected = await limiter.observe(credentialId, routeClass, {
+          ...correctionOf(response, routeClass),
+          ticket,
+        });
+        call.scope?.facts?.recordBudget(corrected);
+        return response;
+      } finally {
+        leave();
       }
-      const correction = correctionOf(response, routeClass);
-      const redundant = isRedundant(response.status, budget, correction);
-      const corrected = await limiter.observe(credentialId, routeClass, {
-        ...correction,
-        redundant,
-      });
-      call.scope?.facts?.recordBudget(redundant ? budget : corrected);
-      return response;
     },
     probe: (signal) => inner.probe(signal),
     close: () => inner.close(),

@@ -81,6 +81,7 @@ export async function createUpstreamStack(
   const budget = {
     capacity: config.UPSTREAM_RATE_LIMIT,
     windowMs: config.UPSTREAM_RATE_WINDOW_SEC * 1000,
+    writeReserveShare: config.UPSTREAM_WRITE_RESERVE_SHARE,
   };
   const bucketStore: BucketStore = redis
     ? createFallbackBucketStore({
@@ -97,8 +98,8 @@ export async function createUpstreamStack(
   const limiter = createTokenBucketLimiter({
     store: bucketStore,
     maxWaitMs: config.UPSTREAM_BUCKET_WAIT_MS,
-    onWait: (bucket) => metrics?.bucketWait(bucket),
-    onRefuse: (bucket) => metrics?.bucketRefusal(bucket),
+    onWait: (bucket, priority) => metrics?.bucketWait(bucket, priority),
+    onRefuse: (bucket, priority) => metrics?.bucketRefusal(bucket, priority),
   });
 
   if (config.UPSTREAM_LIMITER === 'off') {
@@ -184,9 +185,13 @@ export async function createUpstreamStack(
     ...(config.UPSTREAM_LIMITER === 'on'
       ? [
           {
-            name: 'token buckets (credential, route class)',
+            name: 'token buckets (unproven tokens, credential, route class)',
             wraps: 'attempts',
-            wrap: (inner) => createBudgetedTransport(inner, limiter),
+            wrap: (inner) =>
+              createBudgetedTransport(inner, {
+                limiter,
+                onUpstream429: (priority) => metrics?.upstreamRateLimited(priority),
+              }),
           } satisfies UpstreamLayer,
         ]
       : []),

@@ -35,23 +35,22 @@ export function createFallbackBucketStore(options: FallbackBucketStoreOptions): 
   });
 
   return {
-    take: (credentialId, routeClass) =>
+    take: (credentialId, routeClass, request) =>
       either(
         async () => {
-          const verdict = await primary.take(credentialId, routeClass);
+          const verdict = await primary.take(credentialId, routeClass, request);
           // The local share follows what all replicas left, so a switch in the middle of a burst
           // starts from a recent view (calls still in flight included), not from this replica's
           // last upstream answer.
           fallback.followShared(credentialId, verdict.budget.remaining);
           return verdict;
         },
-        () => fallback.take(credentialId, routeClass),
+        () => fallback.take(credentialId, routeClass, request),
       ),
     async correct(credentialId, routeClass, correction) {
-      // The local share always learns; the shared bucket when it can, and when it has to: most
-      // answers only confirm what the take already saw, and cost no Redis round trip then.
+      // The local share always learns; the shared bucket when it can (every answer: it also ends
+      // the call's place in the shared send window).
       const local = await fallback.correct(credentialId, routeClass, correction);
-      if (correction.redundant) return local;
       return either(
         () => primary.correct(credentialId, routeClass, correction),
         async () => local,
@@ -62,11 +61,11 @@ export function createFallbackBucketStore(options: FallbackBucketStoreOptions): 
         () => primary.peek(credentialId),
         () => fallback.peek(credentialId),
       ),
-    async release(credentialId) {
-      // Both: the local bucket holds its own lease while it is the one in use.
-      await fallback.release(credentialId);
+    async release(credentialId, routeClass, ticket) {
+      // Both: the local store holds the call while it is the one in use.
+      await fallback.release(credentialId, routeClass, ticket);
       await either(
-        () => primary.release(credentialId),
+        () => primary.release(credentialId, routeClass, ticket),
         async () => undefined,
       );
     },

@@ -24,8 +24,11 @@ export interface RawResponse {
 
 /** Sends attempts; `Call` is what its callers hand it (below the route lookup, a `RoutedCall`). */
 export interface Transport<Call extends UpstreamCall = UpstreamCall> {
-  /** Sends one attempt; throws {@link UpstreamError} of kind network/timeout/too-large/refused. */
-  send(call: Call, signal: AbortSignal): Promise<RawResponse>;
+  /**
+   * Sends one attempt; throws {@link UpstreamError} of kind network/timeout/too-large/refused.
+   * `signal` ends it at the call's deadline, `deadlineAt` (ms, `Date.now` clock) says when that is.
+   */
+  send(call: Call, signal: AbortSignal, deadlineAt?: number): Promise<RawResponse>;
   /** Any HTTP answer from the origin (no credential, no budget): used by `/readyz`. */
   probe(signal: AbortSignal): Promise<boolean>;
   /** Lets calls still under way finish for up to {@link CLOSE_GRACE_MS}, then aborts them. */

@@ -14,11 +14,11 @@ export function createInstrumentedTransport(
   const { metrics, tracing } = observers;
   if (!metrics && !tracing) return inner;
   return {
-    async send(call, signal) {
+    async send(call, signal, deadlineAt) {
       const startedAt = Date.now();
       let status: number | 'error' = 'error';
       try {
-        const response = await inner.send(call, signal);
+        const response = await inner.send(call, signal, deadlineAt);
         status = response.status;
         return response;
       } finally {

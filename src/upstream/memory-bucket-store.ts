@@ -7,18 +7,21 @@ import { LRUCache } from 'lru-cache';
 import { entryBound } from './entry-bound.ts';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { RouteClass } from './upstream-routes.ts';
+import { CALL_LEASE_MS, WINDOW_POLL_MS, currentWindow } from './send-window.ts';
 import {
   correctBucket,
   credentialWaitMs,
+  fairShareOf,
+  floorOf,
   newBucket,
-  probeWaitMs,
+  newTicket,
   refillBucket,
   shareOf,
-  sharedClassLimits,
   snapshotOf,
   type BucketState,
   type BucketStore,
   type CredentialBudget,
+  type TakeVerdict,
 } from './token-bucket.ts';
 
 export interface MemoryBucketStoreOptions {
@@ -30,10 +33,18 @@ export interface MemoryBucketStoreOptions {
   readonly maxCredentials?: number;
 }
 
+interface Credential {
+  readonly state: BucketState;
+  /** The calls in flight (the send window): ticket → end of its lease. */
+  readonly inFlight: Map<string, number>;
+}
+
 interface ClassLog {
-  /** Times of the calls of the last window, oldest first. */
-  readonly calls: number[];
+  /** The calls of the last window, oldest first. */
+  readonly calls: { at: number; ticket: string }[];
   blockedUntil: number;
+  /** Calls in flight for tokens the upstream has never answered: ticket → end of its lease. */
+  readonly unproven: Map<string, number>;
 }
 
 /** A store that can also follow a shared store while the shared one is in use. */
@@ -42,7 +53,7 @@ export interface LocalBucketStore extends BucketStore {
    * What the shared bucket said was left after one of this replica's calls: this store then holds
    * no more than its share of it. Other replicas' calls lower the shared bucket, not this one, so
    * without this a replica would fall back to its share of an older, larger view. Neither a call
-   * nor an answer of the upstream: the view's freshness and probes are left as they were.
+   * nor an answer of the upstream: the view's freshness and send window are left as they were.
    */
   followShared(credentialId: string, remaining: number): void;
   /**
@@ -53,33 +64,45 @@ export interface LocalBucketStore extends BucketStore {
   forgetFreshness(): void;
 }
 
+/** Drops the leases that ended; returns the end of the earliest one left (Infinity: none). */
+function expireLeases(leases: Map<string, number>, at: number): number {
+  let earliest = Infinity;
+  for (const [ticket, until] of leases) {
+    if (until <= at) leases.delete(ticket);
+    else earliest = Math.min(earliest, until);
+  }
+  return earliest;
+}
+
 export function createMemoryBucketStore(options: MemoryBucketStoreOptions): LocalBucketStore {
   const now = options.now ?? Date.now;
   const share = options.share ?? 1;
   const capacity = shareOf(options.budget.capacity, share);
-  const localBudget = { capacity, windowMs: options.budget.windowMs };
-  const buckets = new LRUCache<string, BucketState>(entryBound(options.maxCredentials ?? 100_000));
+  const localBudget = { ...options.budget, capacity };
+  const credentials = new LRUCache<string, Credential>(
+    entryBound(options.maxCredentials ?? 100_000),
+  );
   const classes = new Map<string, ClassLog>();
 
-  const bucketAt = (credentialId: string, at: number): BucketState => {
-    let state = buckets.get(credentialId);
-    if (!state) {
-      state = newBucket(capacity, at);
-      buckets.set(credentialId, state);
+  const credentialAt = (credentialId: string, at: number): Credential => {
+    let entry = credentials.get(credentialId);
+    if (!entry) {
+      entry = { state: newBucket(capacity, at), inFlight: new Map() };
+      credentials.set(credentialId, entry);
     }
-    refillBucket(state, at, options.budget);
-    return state;
+    refillBucket(entry.state, at, options.budget);
+    return entry;
   };
 
   const logAt = (key: string, windowMs: number, at: number): ClassLog => {
     let log = classes.get(key);
     if (!log) {
-      log = { calls: [], blockedUntil: 0 };
+      log = { calls: [], blockedUntil: 0, unproven: new Map() };
       classes.set(key, log);
     }
     const horizon = at - windowMs;
     let drop = 0;
-    while (drop < log.calls.length && (log.calls[drop] ?? 0) <= horizon) drop += 1;
+    while (drop < log.calls.length && (log.calls[drop]?.at ?? 0) <= horizon) drop += 1;
     if (drop > 0) log.calls.splice(0, drop);
     return log;
   };
@@ -94,130 +117,148 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
 
   /**
    * Every window a call of this class must find room in, with its limit: the class's, and for a
-   * shared class the credential's fair share and — for a credential never answered — the
-   * unproven credentials' pool.
+   * shared class the credential's fair share of it.
    */
   const windowsOf = (
     credentialId: string,
     routeClass: RouteClass,
-    state: BucketState,
     at: number,
   ): { log: ClassLog; limit: number }[] => {
     const limit = shareOf(routeClass.limit, share);
     const windows = [{ log: classLogOf(credentialId, routeClass, at), limit }];
-    const sub = sharedClassLimits(routeClass, limit);
-    if (sub.perCredential > 0) {
+    const fair = fairShareOf(routeClass, limit);
+    if (fair > 0) {
       const key = `${routeClass.name}:credential:${credentialId}`;
-      windows.push({ log: logAt(key, routeClass.windowMs, at), limit: sub.perCredential });
-    }
-    if (sub.unproven > 0 && state.freshUntil === 0) {
-      const key = `${routeClass.name}:unproven`;
-      windows.push({ log: logAt(key, routeClass.windowMs, at), limit: sub.unproven });
+      windows.push({ log: logAt(key, routeClass.windowMs, at), limit: fair });
     }
     return windows;
   };
 
+  /**
+   * The wait until a call fits in a class log. A full class that holds calls of unproven tokens
+   * still in flight may have room in a moment (a refused token's call is given back): ask again
+   * soon rather than wait out the window.
+   */
   const waitIn = (log: ClassLog, limit: number, windowMs: number, at: number): number => {
     if (log.blockedUntil > at) return log.blockedUntil - at;
     if (log.calls.length < limit) return 0;
-    return Math.max(1, (log.calls[0] ?? at) + windowMs - at);
+    if (expireLeases(log.unproven, at) < Infinity) return WINDOW_POLL_MS;
+    return Math.max(1, (log.calls[0]?.at ?? at) + windowMs - at);
+  };
+
+  const denied = (
+    deniedBy: TakeVerdict['deniedBy'],
+    waitMs: number,
+    state: BucketState,
+    at: number,
+  ): TakeVerdict => ({
+    allowed: false,
+    waitMs,
+    deniedBy,
+    budget: snapshotOf(state, at, localBudget),
+    ticket: undefined,
+  });
+
+  const forgetCall = (credentialId: string, routeClass: RouteClass | undefined, ticket: string) => {
+    credentials.get(credentialId)?.inFlight.delete(ticket);
+    if (routeClass) classLogOf(credentialId, routeClass, now()).unproven.delete(ticket);
   };
 
   return {
-    async take(credentialId, routeClass) {
+    async take(credentialId, routeClass, request = {}) {
       const at = now();
-      const state = bucketAt(credentialId, at);
-      const windows = routeClass ? windowsOf(credentialId, routeClass, state, at) : [];
+      const { state, inFlight } = credentialAt(credentialId, at);
+      const earliestLease = expireLeases(inFlight, at);
+      const windows = routeClass ? windowsOf(credentialId, routeClass, at) : [];
       const classWait = Math.max(
         0,
         ...windows.map(({ log, limit }) => waitIn(log, limit, routeClass?.windowMs ?? 0, at)),
       );
       if (state.tokens < 1) {
-        return {
-          allowed: false,
-          waitMs: credentialWaitMs(state, at, options.budget),
-          deniedBy: 'credential',
-          budget: snapshotOf(state, at, options.budget),
-        };
+        return denied('credential', credentialWaitMs(state, at, localBudget), state, at);
       }
-      if (classWait > 0) {
-        return {
-          allowed: false,
-          waitMs: classWait,
-          deniedBy: 'route-class',
-          budget: snapshotOf(state, at, options.budget),
-        };
+      const floor = floorOf(state, localBudget, request.priority ?? 'write');
+      if (state.tokens - floor < 1) {
+        return denied('reserve', credentialWaitMs(state, at, localBudget, floor + 1), state, at);
       }
-      const probeWait = probeWaitMs(state, at);
-      if (probeWait !== undefined) {
-        return {
-          allowed: false,
-          waitMs: probeWait,
-          deniedBy: 'probe',
-          budget: snapshotOf(state, at, options.budget),
-        };
+      if (classWait > 0) return denied('route-class', classWait, state, at);
+      if (inFlight.size >= currentWindow(state, at < state.freshUntil, at)) {
+        return denied('window', Math.max(1, Math.min(WINDOW_POLL_MS, earliestLease - at)), state, at);
       }
+      const ticket = request.ticket ?? newTicket();
       state.tokens -= 1;
-      for (const { log } of windows) log.calls.push(at);
+      inFlight.set(ticket, at + CALL_LEASE_MS);
+      for (const { log } of windows) log.calls.push({ at, ticket });
+      if (state.freshUntil === 0) windows[0]?.log.unproven.set(ticket, at + CALL_LEASE_MS);
       return {
         allowed: true,
         waitMs: 0,
         deniedBy: undefined,
-        budget: snapshotOf(state, at, options.budget),
+        budget: snapshotOf(state, at, localBudget),
+        ticket,
       };
     },
 
     async correct(credentialId, routeClass, correction): Promise<BudgetSnapshot> {
       const at = now();
-      const state = bucketAt(credentialId, at);
-      correctBucket(state, at, localBudget, {
-        ...correction,
-        // A share of the upstream's limit and of what it says is left: the other replicas hold
-        // the rest (late in a window, a share of the capacity could be more than is left).
-        ...(correction.limit === undefined ? {} : { limit: shareOf(correction.limit, share) }),
-        ...(correction.remaining === undefined || share >= 1
-          ? {}
-          : { remaining: Math.floor(correction.remaining * share) }),
-      });
-      if (correction.unauthenticated && routeClass) {
-        // The upstream never counted the call: the class and the credential's share get it back.
-        // The unproven tokens' pool does not: it is Weft's own bound on calls for unknown tokens.
-        // (windowsOf lists the class's log first, then a shared class's per-credential log.)
-        const [classLog, credentialLog] = windowsOf(credentialId, routeClass, state, at);
-        classLog?.log.calls.pop();
-        credentialLog?.log.calls.pop();
+      const { state, inFlight } = credentialAt(credentialId, at);
+      const { ticket } = correction;
+      const answered = ticket !== undefined && inFlight.delete(ticket) ? 1 : 0;
+      correctBucket(
+        state,
+        at,
+        localBudget,
+        {
+          ...correction,
+          // A share of the upstream's limit and of what it says is left: the other replicas hold
+          // the rest (late in a window, a share of the capacity could be more than is left).
+          ...(correction.limit === undefined ? {} : { limit: shareOf(correction.limit, share) }),
+          ...(correction.remaining === undefined || share >= 1
+            ? {}
+            : { remaining: Math.floor(correction.remaining * share) }),
+        },
+        inFlight.size + answered,
+      );
+      if (routeClass && ticket !== undefined) {
+        const windows = windowsOf(credentialId, routeClass, at);
+        windows[0]?.log.unproven.delete(ticket);
+        if (correction.unauthenticated) {
+          // The upstream never counted the call (a refused token): every log gets it back.
+          for (const { log } of windows) {
+            const index = log.calls.findIndex((call) => call.ticket === ticket);
+            if (index >= 0) log.calls.splice(index, 1);
+          }
+        }
       }
       if (correction.blockMs !== undefined && correction.blockRouteClass && routeClass) {
         const log = classLogOf(credentialId, routeClass, at);
         log.blockedUntil = Math.max(log.blockedUntil, at + correction.blockMs);
       }
-      return snapshotOf(state, at, options.budget);
+      return snapshotOf(state, at, localBudget);
     },
 
-    async release(credentialId) {
-      const state = buckets.get(credentialId);
-      if (state) state.probeUntil = 0;
+    async release(credentialId, routeClass, ticket) {
+      forgetCall(credentialId, routeClass, ticket);
     },
 
     forgetFreshness() {
-      for (const state of buckets.values()) {
+      for (const { state } of credentials.values()) {
         // Stale, not unproven: 0 would mean the upstream never answered this credential.
         if (state.freshUntil > 1) state.freshUntil = 1;
-        state.probeUntil = 0;
       }
     },
 
     followShared(credentialId, remaining) {
-      const state = bucketAt(credentialId, now());
+      const { state } = credentialAt(credentialId, now());
       state.tokens = Math.min(state.tokens, Math.max(0, Math.floor(remaining * share)));
     },
 
     async peek(credentialId) {
       const at = now();
-      const known = buckets.get(credentialId);
-      const state: BucketState = known ? { ...known } : newBucket(capacity, at);
+      const known = credentials.get(credentialId);
+      const state: BucketState = known ? { ...known.state } : newBucket(capacity, at);
       refillBucket(state, at, options.budget);
-      return snapshotOf(state, at, options.budget);
+      return snapshotOf(state, at, localBudget);
     },
   };
 }

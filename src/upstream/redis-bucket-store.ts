@@ -1,25 +1,30 @@
 /**
  * Token buckets in Redis, shared by every replica: ONE Lua script does every operation (take,
  * correct, peek, release) atomically on Redis's own clock (`TIME`), so replicas with skewed clocks agree and
- * two of them can never both take the last token. It is the same algorithm as `token-bucket.ts` /
- * `memory-bucket-store.ts` (the unit tests run both against the same cases).
+ * two of them can never both take the last token. It is the same algorithm as `token-bucket.ts`,
+ * `send-window.ts` and `memory-bucket-store.ts` (the unit tests run both against the same cases).
  *
  * Keys (no token, no secret: the credential is its HMAC id):
- * - `<prefix>:bucket:<credentialId>`: hash {tokens, ts, resetAt, cap, freshUntil, probeUntil};
+ * - `<prefix>:bucket:<credentialId>`: hash {tokens, ts, resetAt, cap, freshUntil, window,
+ *   lastAnswerAt};
+ * - `<prefix>:in-flight:<credentialId>`: sorted set of the credential's calls not answered yet
+ *   (the send window), scored by the end of their lease;
  * - `<prefix>:class:<class>[:<credentialId>]`: sorted set of the calls of the last window;
  * - `<prefix>:class-block:<class>[:<credentialId>]`: set while a route-class 429 lasts;
  * - for a class the gateway shares: `<prefix>:class:<class>:credential:<credentialId>` (each
- *   credential's fair share) and `<prefix>:class:<class>:unproven` (credentials never answered).
+ *   credential's fair share);
+ * - `<prefix>:class-unproven:<class>`: the class's calls in flight for tokens never answered
+ *   (a full class holding some asks again soon: their 401s give the room back).
  */
-import { randomBytes } from 'node:crypto';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type { RouteClass } from './upstream-routes.ts';
+import { CALL_LEASE_MS, INITIAL_SEND_WINDOW, WINDOW_IDLE_MS, WINDOW_POLL_MS } from './send-window.ts';
+import { reserveShareOf, reservedCalls } from './call-priority.ts';
 import {
-  PROBE_LEASE_MS,
-  PROBE_POLL_MS,
   STALE_AFTER_MS,
-  sharedClassLimits,
+  fairShareOf,
+  newTicket,
   type BucketStore,
   type BudgetCorrection,
   type CredentialBudget,
@@ -28,8 +33,9 @@ import {
 } from './token-bucket.ts';
 
 /**
- * KEYS: bucket, class log, class block. ARGV: see {@link createRedisBucketStore}; ARGV[18], when
- * not empty, is the time in ms instead of Redis's `TIME`.
+ * KEYS: bucket, class log, class block, fair-share log, class unproven calls, in-flight calls.
+ * ARGV: see {@link createRedisBucketStore}; ARGV[18], when not empty, is the time in ms instead of
+ * Redis's `TIME`.
  */
 export const TOKEN_BUCKET_LUA = `
 local now = tonumber(ARGV[18])
@@ -42,23 +48,16 @@ local cfgCap = tonumber(ARGV[2])
 local windowMs = tonumber(ARGV[3])
 local classLimit = tonumber(ARGV[4])
 local classWindowMs = tonumber(ARGV[5])
+local ticket = ARGV[11]
 local staleAfterMs = tonumber(ARGV[12])
-local probeLeaseMs = tonumber(ARGV[13])
-local probePollMs = tonumber(ARGV[14])
+local leaseMs = tonumber(ARGV[13])
+local pollMs = tonumber(ARGV[14])
 local fairLimit = tonumber(ARGV[15])
-local unprovenLimit = tonumber(ARGV[16])
+local floorShare = tonumber(ARGV[16])
+local initialWindow = tonumber(ARGV[19])
+local idleMs = tonumber(ARGV[20])
 
--- Wait until a call fits in a sliding-window log of this class (0: it fits now).
-local function classRoom(key, limit)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - classWindowMs)
-  if redis.call('ZCARD', key) >= limit then
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    return math.max(1, tonumber(oldest[2]) + classWindowMs - now)
-  end
-  return 0
-end
-
-local h = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'resetAt', 'cap', 'freshUntil', 'probeUntil')
+local h = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'resetAt', 'cap', 'freshUntil', 'window', 'lastAnswerAt')
 local cap = tonumber(h[4]) or cfgCap
 if cap > cfgCap then cap = cfgCap end
 local tokens = tonumber(h[1]) or cap
@@ -66,13 +65,35 @@ if tokens > cap then tokens = cap end
 local ts = tonumber(h[2]) or now
 local resetAt = tonumber(h[3]) or 0
 local freshUntil = tonumber(h[5]) or 0
-local probeUntil = tonumber(h[6]) or 0
+local window = tonumber(h[6]) or initialWindow
+local lastAnswerAt = tonumber(h[7]) or 0
 if resetAt > 0 then
   if now >= resetAt then tokens = cap; resetAt = 0 end
 elseif now > ts then
   tokens = math.min(cap, tokens + (now - ts) * cap / windowMs)
 end
 if now > ts then ts = now end
+redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+
+-- The send window now (send-window.ts currentWindow).
+local function currentWindow(fresh)
+  if not fresh then return 1 end
+  if window <= initialWindow then return math.max(1, window) end
+  local halvings = math.min(30, math.floor(math.max(0, now - lastAnswerAt) / idleMs))
+  return math.max(initialWindow, math.floor(window / 2 ^ halvings))
+end
+
+-- Wait until a call fits in a sliding-window log of this class (0: it fits now).
+local function classRoom(key, limit)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - classWindowMs)
+  if redis.call('ZCARD', key) >= limit then
+    redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
+    if redis.call('ZCARD', KEYS[5]) > 0 then return pollMs end
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    return math.max(1, tonumber(oldest[2]) + classWindowMs - now)
+  end
+  return 0
+end
 
 local allowed = 1
 local waitMs = 0
@@ -86,50 +107,57 @@ if op == 'take' then
     else
       classWait = classRoom(KEYS[2], classLimit)
       if fairLimit > 0 then classWait = math.max(classWait, classRoom(KEYS[4], fairLimit)) end
-      if unprovenLimit > 0 and freshUntil == 0 then
-        classWait = math.max(classWait, classRoom(KEYS[5], unprovenLimit))
-      end
     end
   end
-  if tokens < 1 then
+  local floor = math.floor(cap * floorShare)
+  if tokens < 1 or tokens - floor < 1 then
     allowed = 0
     deniedBy = 'credential'
+    local need = 1
+    if tokens >= 1 then deniedBy = 'reserve'; need = floor + 1 end
     if resetAt > 0 then
       waitMs = math.max(1, resetAt - now)
     else
-      waitMs = math.max(1, math.ceil((1 - tokens) * windowMs / math.max(1, cap)))
+      waitMs = math.max(1, math.ceil((need - tokens) * windowMs / math.max(1, cap)))
     end
   elseif classWait > 0 then
     allowed = 0
     deniedBy = 'route-class'
     waitMs = classWait
-  elseif now >= freshUntil and probeUntil > now then
+  elseif redis.call('ZCARD', KEYS[6]) >= currentWindow(now < freshUntil) then
     allowed = 0
-    deniedBy = 'probe'
-    waitMs = math.min(probePollMs, probeUntil - now)
+    deniedBy = 'window'
+    local earliest = redis.call('ZRANGE', KEYS[6], 0, 0, 'WITHSCORES')
+    waitMs = math.max(1, math.min(pollMs, tonumber(earliest[2]) - now))
   else
-    if now >= freshUntil then probeUntil = now + probeLeaseMs end
     tokens = tokens - 1
+    redis.call('ZADD', KEYS[6], now + leaseMs, ticket)
+    redis.call('PEXPIRE', KEYS[6], leaseMs)
     if classLimit > 0 then
-      redis.call('ZADD', KEYS[2], now, ARGV[11])
+      redis.call('ZADD', KEYS[2], now, ticket)
       redis.call('PEXPIRE', KEYS[2], classWindowMs)
       if fairLimit > 0 then
-        redis.call('ZADD', KEYS[4], now, ARGV[11])
+        redis.call('ZADD', KEYS[4], now, ticket)
         redis.call('PEXPIRE', KEYS[4], classWindowMs)
       end
-      if unprovenLimit > 0 and freshUntil == 0 then
-        redis.call('ZADD', KEYS[5], now, ARGV[11])
-        redis.call('PEXPIRE', KEYS[5], classWindowMs)
+      if freshUntil == 0 then
+        redis.call('ZADD', KEYS[5], now + leaseMs, ticket)
+        redis.call('PEXPIRE', KEYS[5], leaseMs)
       end
     end
   end
 elseif op == 'correct' then
+  -- The calls that were in flight, this one included.
+  local answered = redis.call('ZREM', KEYS[6], ticket)
+  local inFlight = redis.call('ZCARD', KEYS[6]) + answered
   local unauthenticated = ARGV[17] == '1'
-  if unauthenticated and classLimit > 0 then
-    -- The upstream never counted the call (401): the class and the credential's share get it
-    -- back. The unproven tokens' pool does not: it is Weft's own bound on calls for unknown tokens.
-    redis.call('ZREMRANGEBYRANK', KEYS[2], -1, -1)
-    if fairLimit > 0 then redis.call('ZREMRANGEBYRANK', KEYS[4], -1, -1) end
+  if classLimit > 0 then
+    redis.call('ZREM', KEYS[5], ticket)
+    if unauthenticated then
+      -- The upstream never counted the call (a refused token): every log gets it back.
+      redis.call('ZREM', KEYS[2], ticket)
+      if fairLimit > 0 then redis.call('ZREM', KEYS[4], ticket) end
+    end
   end
   local limit = tonumber(ARGV[6])
   local remaining = tonumber(ARGV[7])
@@ -141,10 +169,12 @@ elseif op == 'correct' then
   end
   if remaining >= 0 and remaining < tokens then tokens = remaining end
   if resetMs >= 0 then resetAt = now + resetMs end
+  local windowSpent = false
   if blockMs >= 0 then
     if ARGV[10] == '1' then
       if classLimit > 0 then redis.call('SET', KEYS[3], '1', 'PX', math.max(1, blockMs)) end
     else
+      windowSpent = true
       tokens = 0
       resetAt = now + math.min(math.max(1, blockMs), windowMs)
     end
@@ -153,14 +183,21 @@ elseif op == 'correct' then
     local freshFor = staleAfterMs
     if resetAt > 0 then freshFor = math.min(resetAt - now, staleAfterMs) end
     freshUntil = now + freshFor
+    local current = currentWindow(true)
+    if windowSpent then
+      window = math.max(1, math.floor(current / 2))
+    else
+      window = math.min(current + 1, math.max(initialWindow, 2 * inFlight))
+    end
+    lastAnswerAt = now
   end
-  probeUntil = 0
 elseif op == 'release' then
-  probeUntil = 0
+  redis.call('ZREM', KEYS[6], ticket)
+  if classLimit > 0 then redis.call('ZREM', KEYS[5], ticket) end
 end
 
 if op ~= 'peek' then
-  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(ts), 'resetAt', tostring(resetAt), 'cap', tostring(cap), 'freshUntil', tostring(freshUntil), 'probeUntil', tostring(probeUntil))
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(ts), 'resetAt', tostring(resetAt), 'cap', tostring(cap), 'freshUntil', tostring(freshUntil), 'window', tostring(window), 'lastAnswerAt', tostring(lastAnswerAt))
   local ttl = windowMs * 2
   if resetAt > 0 then ttl = math.max(ttl, resetAt - now + windowMs) end
   redis.call('PEXPIRE', KEYS[1], math.ceil(ttl))
@@ -174,7 +211,6 @@ else
 end
 return { allowed, math.floor(math.max(0, tokens)), cap, math.max(0, resetSec), math.ceil(waitMs), deniedBy }
 `;
-
 export interface RedisBucketStoreOptions {
   readonly client: RedisClient;
   readonly budget: CredentialBudget;
@@ -191,19 +227,24 @@ type ScriptReply = [number, number, number, number, number, string];
 
 export function createRedisBucketStore(options: RedisBucketStoreOptions): BucketStore {
   const { client, budget, prefix } = options;
+  const writeReserveShare = budget.writeReserveShare ?? 0;
   let sha: string | undefined;
 
   const keysOf = (credentialId: string, routeClass: RouteClass | undefined): string[] => {
     const bucket = `${prefix}:bucket:${credentialId}`;
+    const inFlight = `${prefix}:in-flight:${credentialId}`;
     const none = `${prefix}:class:none`;
-    if (!routeClass) return [bucket, none, `${prefix}:class-block:none`, none, none];
+    if (!routeClass) {
+      return [bucket, none, `${prefix}:class-block:none`, none, `${prefix}:class-unproven:none`, inFlight];
+    }
     const name = routeClass.perCredential ? `${routeClass.name}:${credentialId}` : routeClass.name;
     return [
       bucket,
       `${prefix}:class:${name}`,
       `${prefix}:class-block:${name}`,
       `${prefix}:class:${routeClass.name}:credential:${credentialId}`,
-      `${prefix}:class:${routeClass.name}:unproven`,
+      `${prefix}:class-unproven:${name}`,
+      inFlight,
     ];
   };
 
@@ -212,11 +253,9 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
     credentialId: string,
     routeClass: RouteClass | undefined,
     correction: BudgetCorrection = {},
+    floorShare = 0,
   ): Promise<ScriptReply> => {
     const keys = keysOf(credentialId, routeClass);
-    const shared = routeClass
-      ? sharedClassLimits(routeClass, routeClass.limit)
-      : { perCredential: 0, unproven: 0 };
     const num = (value: number | undefined) => (value === undefined ? '-1' : String(value));
     const args = [
       op,
@@ -229,14 +268,16 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
       num(correction.resetMs),
       num(correction.blockMs),
       correction.blockRouteClass ? '1' : '0',
-      randomBytes(8).toString('hex'),
+      correction.ticket ?? '',
       String(STALE_AFTER_MS),
-      String(PROBE_LEASE_MS),
-      String(PROBE_POLL_MS),
-      String(shared.perCredential),
-      String(shared.unproven),
+      String(CALL_LEASE_MS),
+      String(WINDOW_POLL_MS),
+      String(routeClass ? fairShareOf(routeClass, routeClass.limit) : 0),
+      String(floorShare),
       correction.unauthenticated ? '1' : '0',
       options.now ? String(Math.floor(options.now())) : '',
+      String(INITIAL_SEND_WINDOW),
+      String(WINDOW_IDLE_MS),
     ];
     if (sha === undefined) sha = await client.scriptLoad(TOKEN_BUCKET_LUA);
     try {
@@ -252,16 +293,21 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
     limit: Number(reply[2]),
     remaining: Number(reply[1]),
     resetSec: Number(reply[3]),
+    writeReserve: reservedCalls(Number(reply[2]), reserveShareOf('read', writeReserveShare)),
   });
 
   return {
-    async take(credentialId, routeClass): Promise<TakeVerdict> {
-      const reply = await run('take', credentialId, routeClass);
+    async take(credentialId, routeClass, request = {}): Promise<TakeVerdict> {
+      const ticket = request.ticket ?? newTicket();
+      const floorShare = reserveShareOf(request.priority ?? 'write', writeReserveShare);
+      const reply = await run('take', credentialId, routeClass, { ticket }, floorShare);
+      const allowed = Number(reply[0]) === 1;
       return {
-        allowed: Number(reply[0]) === 1,
+        allowed,
         waitMs: Number(reply[4]),
         deniedBy: reply[5] === '' ? undefined : (reply[5] as DeniedBy),
         budget: snapshot(reply),
+        ticket: allowed ? ticket : undefined,
       };
     },
     async correct(credentialId, routeClass, correction) {
@@ -270,8 +316,8 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
     async peek(credentialId) {
       return snapshot(await run('peek', credentialId, undefined));
     },
-    async release(credentialId) {
-      await run('release', credentialId, undefined);
+    async release(credentialId, routeClass, ticket) {
+      await run('release', credentialId, routeClass, { ticket });
     },
   };
 }

@@ -22,7 +22,7 @@ export function createRefusedCredentialTransport(
   /** Credential HMAC id → until when it is refused locally. */
   const refused = new LRUCache<string, number>(entryBound(100_000));
   return {
-    async send(call, signal) {
+    async send(call, signal, deadlineAt) {
       const until = refused.get(call.credential.id);
       if (until !== undefined && until > now()) {
         throw new GatewayError(
@@ -31,7 +31,7 @@ export function createRefusedCredentialTransport(
           { retryAfterSec: Math.max(1, Math.ceil((until - now()) / 1000)) },
         );
       }
-      const response = await inner.send(call, signal);
+      const response = await inner.send(call, signal, deadlineAt);
       if (response.status === 401 && !call.declared?.resourceScoped401) {
         refused.set(call.credential.id, now() + REFUSED_CREDENTIAL_MS);
       } else if (response.status < 400 && until !== undefined) {

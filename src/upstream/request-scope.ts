@@ -7,6 +7,7 @@ import { requireCredential } from './require-credential.ts';
 import type { Credential } from './credential.ts';
 import type { RequestFacts } from './request-facts.ts';
 import type { Span } from '@opentelemetry/api';
+import type { RequestPriority } from './call-priority.ts';
 
 /** The request's trace span, set once the operation is known (only when tracing is on). */
 export interface TraceHolder {
@@ -21,6 +22,13 @@ export interface RequestScope {
   readonly facts?: RequestFacts;
   /** Parent span for upstream call spans (tracing on). */
   readonly trace?: TraceHolder;
+  /** Who is waiting on the calls (`call-priority.ts`); absent: a user. */
+  readonly priority?: RequestPriority;
+  /**
+   * The client's address (as the server resolves it, proxies included): a token the upstream has
+   * never answered gets room per address (`unproven-gate.ts`).
+   */
+  readonly clientAddress?: string;
 }
 
 /** The `credential` and `scope` members of an {@link UpstreamCall}; UNAUTHENTICATED without a token. */

@@ -10,63 +10,73 @@
  *   is full again. Only a credential never answered refills continuously (capacity per window);
  * - a 429 empties it until the reset it names — at most one window ({@link CredentialBudget}
  *   `windowMs`): a longer `Retry-After` is honoured for one window, then probed (below);
- * - slow start: while the view of a credential is stale — never answered, its known window over, or
- *   no answer for {@link STALE_AFTER_MS} — other clients of the same token may have spent the
- *   window, so ONE call goes out (the probe) and the others wait for its answer, whose
- *   `RateLimit-Remaining` then bounds them. A probe that never answers is replaced after
- *   {@link PROBE_LEASE_MS}; one that fails without an answer (connection refused or cut, timeout)
- *   ends its lease at once ({@link BucketStore.release}), so the calls waiting for it go on to the
- *   upstream (and fail for what it is) instead of waiting out the lease and being refused as if
- *   the budget were spent.
- * So the gateway never sends the request that the upstream would answer 429, and a bucket shared by
- * several replicas (Redis) never lets them spend more than the window together.
+ * - priorities: a call may not take the part of the window its priority leaves to the ones before
+ *   it (`call-priority.ts`: the write reserve and below);
+ * - the send window (`send-window.ts`): however fresh the view, at most a few calls the upstream has
+ *   not answered yet are in flight per credential; answers widen it, a surprise 429 halves it, and
+ *   a stale view (never answered, its window over, or no answer for {@link STALE_AFTER_MS}) lets
+ *   one call out: others of the same token may have spent the window behind Weft's back.
+ * So the gateway never sends the request that the upstream would answer 429 when it can know, and a
+ * bucket shared by several replicas (Redis) never lets them spend more than the window together.
  *
- * When a bucket is empty a call waits up to `UPSTREAM_BUCKET_WAIT_MS` for a token, then fails with
- * RATE_LIMITED and `retryAfterSec`; the cache may still answer it from a stale value.
+ * A call waits for room that comes before its deadline (and within `UPSTREAM_BUCKET_WAIT_MS`), and
+ * is refused at once with RATE_LIMITED and `retryAfterSec` when it would not; the cache may still
+ * answer it from a stale value.
  */
+import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
 import type { BudgetSnapshot, BudgetTracker } from './budget-tracker.ts';
 import type { Credential } from './credential.ts';
 import type { RouteClass } from './upstream-routes.ts';
+import { reserveShareOf, reservedCalls, type CallPriority } from './call-priority.ts';
+import {
+  CALL_LEASE_MS,
+  INITIAL_SEND_WINDOW,
+  WINDOW_POLL_MS,
+  answerWindow,
+  type SendWindowState,
+} from './send-window.ts';
 
 /** The configured budget of every credential. */
 export interface CredentialBudget {
   readonly capacity: number;
   readonly windowMs: number;
+  /** The share of each window kept for writes (`UPSTREAM_WRITE_RESERVE_SHARE`); default none. */
+  readonly writeReserveShare?: number;
 }
 
-/** `probe`: the credential's view is stale and its probe is in flight (wait for its answer). */
-export type DeniedBy = 'credential' | 'route-class' | 'probe';
+/**
+ * What said no: the credential's window, the part of it the call's priority may not take
+ * (`reserve`), the route class's limit, or the send window (`window`: calls of this credential are
+ * in flight that the upstream has not answered yet; wait for their answers).
+ */
+export type DeniedBy = 'credential' | 'reserve' | 'route-class' | 'window';
 
 /** Without an answer for this long, a credential's view is stale (another client may spend it). */
 export const STALE_AFTER_MS = 60_000;
-/** How long the other calls of a stale credential wait for its probe's answer, at most. */
-export const PROBE_LEASE_MS = 5_000;
-/** How often a call waiting for a probe asks again. */
-export const PROBE_POLL_MS = 10;
 
 /**
  * Fair sharing of a route class the whole gateway shares (the upstream's per-IP limits): one
  * credential takes at most the class's limit less this share of it, so however hard one tenant
  * bursts, the others always find room (hosting reads: 96 of 120 a minute for one tenant, 24 kept;
- * source uploads and deploys: 8 of 10, 2 kept)…
+ * source uploads and deploys: 8 of 10, 2 kept). Tokens the upstream has never answered are bounded
+ * by their calls in flight per client address instead (`unproven-gate.ts`).
  */
 export const RESERVED_SHARE_OF_SHARED_CLASS = 0.2;
-/**
- * …and credentials the upstream has never answered (a new token, or junk) take together at most
- * this share, so a flood of junk tokens cannot use up the class before their 401s come back.
- */
-export const UNPROVEN_SHARE_OF_SHARED_CLASS = 0.25;
 
-/** The sub-limits of a shared class (0 for a per-credential class: none). */
-export function sharedClassLimits(routeClass: RouteClass, limit: number) {
-  if (routeClass.perCredential) return { perCredential: 0, unproven: 0 };
-  return {
-    perCredential: Math.max(1, limit - Math.ceil(limit * RESERVED_SHARE_OF_SHARED_CLASS)),
-    unproven: Math.max(1, Math.ceil(limit * UNPROVEN_SHARE_OF_SHARED_CLASS)),
-  };
+/** A credential's own limit in a shared class (0 for a per-credential class: none). */
+export function fairShareOf(routeClass: RouteClass, limit: number): number {
+  if (routeClass.perCredential) return 0;
+  return Math.max(1, limit - Math.ceil(limit * RESERVED_SHARE_OF_SHARED_CLASS));
+}
+
+/** One take: who asks, and the ticket that names the call until it is answered or released. */
+export interface TakeRequest {
+  readonly priority?: CallPriority;
+  /** Unique per call; a store makes one when absent. */
+  readonly ticket?: string;
 }
 
 export interface TakeVerdict {
@@ -76,6 +86,8 @@ export interface TakeVerdict {
   readonly deniedBy: DeniedBy | undefined;
   /** The credential bucket after the take. */
   readonly budget: BudgetSnapshot;
+  /** When allowed: the call's ticket, for its answer ({@link BucketStore.correct}) or release. */
+  readonly ticket: string | undefined;
 }
 
 /** What an upstream answer says about the budgets. */
@@ -92,15 +104,12 @@ export interface BudgetCorrection {
   readonly blockRouteClass?: boolean;
   /**
    * The upstream refused the token (401) before counting the call against the route class's limit:
-   * the class gets its call back, so junk tokens hold room only while their calls are in flight;
+   * the class gets the call back, so junk tokens hold room only while their calls are in flight;
    * and the credential stays unproven (never answered), whatever the answer's headers say.
    */
   readonly unauthenticated?: boolean;
-  /**
-   * The budget the take before this answer reported already agrees with it (limit and remaining no
-   * higher, window end no earlier): a shared store may skip its round trip. Local stores apply it.
-   */
-  readonly redundant?: boolean;
+  /** The ticket of the call this answers: it leaves the send window. */
+  readonly ticket?: string;
 }
 
 /**
@@ -108,7 +117,11 @@ export interface BudgetCorrection {
  * per operation, on Redis `TIME`), and the fallback that picks between them.
  */
 export interface BucketStore {
-  take(credentialId: string, routeClass: RouteClass | undefined): Promise<TakeVerdict>;
+  take(
+    credentialId: string,
+    routeClass: RouteClass | undefined,
+    request?: TakeRequest,
+  ): Promise<TakeVerdict>;
   correct(
     credentialId: string,
     routeClass: RouteClass | undefined,
@@ -116,24 +129,22 @@ export interface BucketStore {
   ): Promise<BudgetSnapshot>;
   peek(credentialId: string): Promise<BudgetSnapshot>;
   /**
-   * An attempt of this credential ended without an answer: the probe lease ends (whichever call
-   * held it — with the upstream unreachable, another probe costs nothing), the budget stays spent.
+   * The call with this ticket ended without an answer: it leaves the send window (with the upstream
+   * unreachable, the next call costs nothing), the budget stays spent.
    */
-  release(credentialId: string): Promise<void>;
+  release(credentialId: string, routeClass: RouteClass | undefined, ticket: string): Promise<void>;
 }
 
 /** The state of one credential bucket (the same fields the Lua script keeps in a Redis hash). */
-export interface BucketState {
+export interface BucketState extends SendWindowState {
   tokens: number;
   /** Last update, ms. */
   ts: number;
   /** End of the upstream window we know of, ms; 0 = unknown (refill continuously). */
   resetAt: number;
   cap: number;
-  /** Until when the view is fresh (an answer came), ms; before any answer 0 (stale). */
+  /** Until when the view is fresh (an answer came), ms; before any answer 0 (unproven). */
   freshUntil: number;
-  /** While a stale credential's probe is in flight, ms; 0 = none. */
-  probeUntil: number;
 }
 
 /** A bucket no answer has corrected yet. */
@@ -143,7 +154,8 @@ export const newBucket = (capacity: number, now: number): BucketState => ({
   resetAt: 0,
   cap: capacity,
   freshUntil: 0,
-  probeUntil: 0,
+  window: INITIAL_SEND_WINDOW,
+  lastAnswerAt: 0,
 });
 
 /** Brings a bucket to `now`: the window's end refills it, an unknown window refills continuously. */
@@ -162,12 +174,16 @@ export function refillBucket(state: BucketState, now: number, budget: Credential
   state.ts = Math.max(state.ts, now);
 }
 
-/** Applies an upstream answer to a bucket already brought to `now` (see {@link refillBucket}). */
+/**
+ * Applies an upstream answer to a bucket already brought to `now` (see {@link refillBucket});
+ * `inFlight` is how many of the credential's calls were unanswered, this one included.
+ */
 export function correctBucket(
   state: BucketState,
   now: number,
   budget: CredentialBudget,
   correction: BudgetCorrection,
+  inFlight: number,
 ): void {
   const capacity = budget.capacity;
   if (correction.limit !== undefined && correction.limit >= 1) {
@@ -178,31 +194,24 @@ export function correctBucket(
     state.tokens = Math.max(0, correction.remaining);
   }
   if (correction.resetMs !== undefined) state.resetAt = now + Math.max(0, correction.resetMs);
-  if (correction.blockMs !== undefined && !correction.blockRouteClass) {
+  const windowSpent = correction.blockMs !== undefined && !correction.blockRouteClass;
+  if (windowSpent) {
     state.tokens = 0;
     // At most one window: a longer Retry-After is honoured that long, then probed.
-    state.resetAt = now + Math.min(Math.max(1, correction.blockMs), budget.windowMs);
+    state.resetAt = now + Math.min(Math.max(1, correction.blockMs ?? 1), budget.windowMs);
   }
-  // An answer came: the view is fresh until its window ends or for a while, and no probe is due
-  // (a refused token's answer proves nothing about a window of its own: it stays unproven).
-  if (!correction.unauthenticated) {
-    const freshFor =
-      state.resetAt > 0 ? Math.min(state.resetAt - now, STALE_AFTER_MS) : STALE_AFTER_MS;
-    state.freshUntil = now + freshFor;
-  }
-  state.probeUntil = 0;
+  // A refused token's answer proves nothing about a window of its own: it stays unproven, and its
+  // send window neither widens nor shrinks.
+  if (correction.unauthenticated) return;
+  const freshFor =
+    state.resetAt > 0 ? Math.min(state.resetAt - now, STALE_AFTER_MS) : STALE_AFTER_MS;
+  state.freshUntil = now + freshFor;
+  answerWindow(state, now, inFlight, windowSpent);
 }
 
-/**
- * Slow start: undefined when a call may go as far as the view is concerned; otherwise the wait for
- * the probe in flight. A stale view with no probe in flight makes this call the probe.
- */
-export function probeWaitMs(state: BucketState, now: number): number | undefined {
-  if (now < state.freshUntil) return undefined;
-  if (state.probeUntil > now) return Math.min(PROBE_POLL_MS, state.probeUntil - now);
-  state.probeUntil = now + PROBE_LEASE_MS;
-  return undefined;
-}
+/** The calls of `state`'s window a call of this priority leaves to the ones before it. */
+export const floorOf = (state: { cap: number }, budget: CredentialBudget, priority: CallPriority) =>
+  reservedCalls(state.cap, reserveShareOf(priority, budget.writeReserveShare ?? 0));
 
 export function snapshotOf(
   state: BucketState,
@@ -217,36 +226,56 @@ export function snapshotOf(
     limit: state.cap,
     remaining: Math.max(0, Math.floor(state.tokens)),
     resetSec: Math.max(0, Math.ceil(resetMs / 1000)),
+    writeReserve: floorOf(state, budget, 'read'),
   };
 }
 
-/** The wait a denied credential bucket asks for. */
+/** The wait until the bucket holds `need` tokens (1, or the priority's floor and one more). */
 export function credentialWaitMs(
   state: BucketState,
   now: number,
   budget: CredentialBudget,
+  need = 1,
 ): number {
   if (state.resetAt > 0) return Math.max(1, state.resetAt - now);
-  return Math.max(1, Math.ceil(((1 - state.tokens) * budget.windowMs) / Math.max(1, state.cap)));
+  return Math.max(
+    1,
+    Math.ceil(((need - state.tokens) * budget.windowMs) / Math.max(1, state.cap)),
+  );
 }
 
 /** A share of a limit, never below one call (a replica on its own must still make progress). */
 export const shareOf = (limit: number, share: number): number =>
   Math.max(1, Math.floor(limit * share));
 
+/** One call asking for room: its priority and when it must have been answered. */
+export interface AcquireRequest {
+  readonly priority: CallPriority;
+  /** The call's deadline (ms, on the limiter's clock): room later than this is no use. */
+  readonly deadlineAt?: number;
+  /** The attempt's signal: ends any wait. */
+  readonly signal?: AbortSignal;
+}
+
+/** Room for one call: the budget after the take, and the ticket to hand back with its answer. */
+export interface Grant {
+  readonly budget: BudgetSnapshot;
+  readonly ticket: string;
+}
+
 export interface TokenBucketLimiter extends BudgetTracker {
   /**
-   * Takes a token from the credential's bucket and from the route class's, waiting up to the
-   * configured time; throws RATE_LIMITED (with `retryAfterSec`) when that is not enough. `signal`
-   * (the attempt's deadline) ends any wait: waiting for another call's probe then fails with
-   * UPSTREAM_TIMEOUT (that probe's answer is what did not come), waiting for a token with
-   * RATE_LIMITED.
+   * Takes a token from the credential's bucket and from the route class's. A call whose room comes
+   * before its deadline (and within `UPSTREAM_BUCKET_WAIT_MS`) waits for it; otherwise it is
+   * refused at once with RATE_LIMITED and `retryAfterSec`. Waiting for answers to the credential's
+   * calls in flight (the send window) ends at the deadline with UPSTREAM_TIMEOUT: an answer that did
+   * not come is what held it up, not the budget.
    */
   acquire(
     credentialId: string,
     routeClass: RouteClass | undefined,
-    signal?: AbortSignal,
-  ): Promise<BudgetSnapshot>;
+    request: AcquireRequest,
+  ): Promise<Grant>;
   /** Feeds an upstream answer back into the buckets; returns the corrected budget. */
   observe(
     credentialId: string,
@@ -254,29 +283,31 @@ export interface TokenBucketLimiter extends BudgetTracker {
     correction: BudgetCorrection,
   ): Promise<BudgetSnapshot>;
   /** An attempt ended without an answer (see {@link BucketStore.release}). */
-  release(credentialId: string): Promise<void>;
+  release(credentialId: string, routeClass: RouteClass | undefined, ticket: string): Promise<void>;
 }
 
 export interface LimiterOptions {
   readonly store: BucketStore;
-  /** How long a call may wait for a token (`UPSTREAM_BUCKET_WAIT_MS`). */
+  /** The longest a call waits for a token (`UPSTREAM_BUCKET_WAIT_MS`), deadline permitting. */
   readonly maxWaitMs: number;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<unknown>;
   /** Told when a call waits for a token, and when it is refused (metrics). */
-  readonly onWait?: (bucket: string) => void;
-  readonly onRefuse?: (bucket: string) => void;
+  readonly onWait?: (bucket: string, priority: CallPriority) => void;
+  readonly onRefuse?: (bucket: string, priority: CallPriority) => void;
 }
 
-/** Metrics name of the bucket that said no: the route class's, or the credential's. */
-const bucketName = (deniedBy: DeniedBy | undefined, routeClass: RouteClass | undefined): string =>
-  deniedBy === 'route-class' && routeClass ? routeClass.name : 'credential';
+/** Metrics name of the bucket that said no: the route class's, the reserve, or the credential's. */
+function bucketName(deniedBy: DeniedBy | undefined, routeClass: RouteClass | undefined): string {
+  if (deniedBy === 'route-class' && routeClass) return routeClass.name;
+  return deniedBy === 'reserve' ? 'reserve' : 'credential';
+}
 
-/** The error of a call whose deadline passed while it waited for its credential's probe. */
+/** The error of a call whose deadline passed while it waited for its credential's answers. */
 export function probeUnanswered(): GatewayError {
   return new GatewayError(
     ErrorCode.UPSTREAM_TIMEOUT,
-    'The upstream did not answer within the deadline (this call waited for the answer to an earlier call of the same credential, which tells how much budget is left)',
+    'The upstream did not answer within the deadline (this call waited for the answers to earlier calls of the same credential, which tell how much budget is left)',
   );
 }
 
@@ -298,22 +329,34 @@ export function budgetExhausted(deniedBy: DeniedBy | undefined, waitMs: number):
   const what =
     deniedBy === 'route-class'
       ? "The upstream's per-route request rate is used up"
-      : "The credential's upstream request budget is used up";
+      : deniedBy === 'reserve'
+        ? "What is left of the credential's upstream request budget is kept for writes"
+        : "The credential's upstream request budget is used up";
+  const limiter =
+    deniedBy === 'route-class' ? 'ROUTE_CLASS' : deniedBy === 'reserve' ? 'RESERVE' : 'CREDENTIAL';
   return new GatewayError(ErrorCode.RATE_LIMITED, `${what}; retry in ${retryAfterSec} s`, {
     retryAfterSec,
-    limiter: deniedBy === 'route-class' ? 'ROUTE_CLASS' : 'CREDENTIAL',
+    limiter,
   });
 }
+
+/** Tickets are unique across replicas: they share the Redis sets the tickets go into. */
+const TICKET_PREFIX = `${randomBytes(6).toString('hex')}.`;
+let tickets = 0;
+export const newTicket = (): string =>
+  `${TICKET_PREFIX}${(tickets = (tickets + 1) % Number.MAX_SAFE_INTEGER).toString(36)}`;
 
 export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLimiter {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
   const { store } = options;
   return {
-    async acquire(credentialId, routeClass, signal) {
-      const giveUpAt = now() + options.maxWaitMs;
-      // Waiting for a probe's answer is waiting for one upstream call, not for the budget.
-      const probeGiveUpAt = giveUpAt + PROBE_LEASE_MS;
+    async acquire(credentialId, routeClass, { priority, deadlineAt, signal }) {
+      const start = now();
+      const giveUpAt = Math.min(start + options.maxWaitMs, deadlineAt ?? Infinity);
+      // Waiting for answers is waiting for upstream calls, not for the budget: up to the deadline.
+      const answersGiveUpAt = deadlineAt ?? start + options.maxWaitMs + CALL_LEASE_MS;
+      const ticket = newTicket();
       const abort = abortOf(signal);
       /** Sleeps unless the deadline comes first; then `refusal` is what the caller gets. */
       const wait = async (ms: number, refusal: () => GatewayError) => {
@@ -325,22 +368,21 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
       };
       try {
         for (;;) {
-          const verdict = await store.take(credentialId, routeClass);
-          if (verdict.allowed) return verdict.budget;
-          if (verdict.deniedBy === 'probe') {
-            // Not the budget: an answer that did not come (or not in time) is what held it up.
-            if (now() + verdict.waitMs > probeGiveUpAt) throw probeUnanswered();
-            await wait(verdict.waitMs, probeUnanswered);
+          const verdict = await store.take(credentialId, routeClass, { priority, ticket });
+          if (verdict.allowed) return { budget: verdict.budget, ticket };
+          if (verdict.deniedBy === 'window') {
+            if (now() + verdict.waitMs > answersGiveUpAt) throw probeUnanswered();
+            await wait(Math.min(verdict.waitMs, WINDOW_POLL_MS), probeUnanswered);
             continue;
           }
-          // Waiting only helps when a token comes back within the allowed wait.
           const bucket = bucketName(verdict.deniedBy, routeClass);
           const refuse = () => {
-            options.onRefuse?.(bucket);
-            return budgetExhausted(verdict.deniedBy, verdict.waitMs);
+            options.onRefuse?.(bucket, priority);
+            return budgetExhausted(verdict.deniedBy, Math.max(1, verdict.waitMs));
           };
+          // Waiting only helps when the room comes while the answer is still of use.
           if (now() + verdict.waitMs > giveUpAt) throw refuse();
-          options.onWait?.(bucket);
+          options.onWait?.(bucket, priority);
           await wait(verdict.waitMs, refuse);
         }
       } finally {
@@ -349,7 +391,7 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
     },
     observe: (credentialId, routeClass, correction) =>
       store.correct(credentialId, routeClass, correction),
-    release: (credentialId) => store.release(credentialId),
+    release: (credentialId, routeClass, ticket) => store.release(credentialId, routeClass, ticket),
     snapshot: (credential: Credential) => store.peek(credential.id),
   };
 }

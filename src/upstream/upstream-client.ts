@@ -125,7 +125,7 @@ export function createUpstreamClient<Call extends UpstreamCall>(
         try {
           // The attempt's timer and caller listener end with it, answered or failed.
           response = await options.transport
-            .send(call, attemptSignal.signal)
+            .send(call, attemptSignal.signal, deadline)
             .finally(attemptSignal.release);
         } catch (error) {
           if (!(error instanceof UpstreamError)) throw error;

@@ -38,7 +38,7 @@ query Certificates($customerId: ID! = "demo-customer", $first: Int = 5, $after: 
     issuer
     subject
   }
-  viewer { rateLimit { limit remaining resetSec } }
+  viewer { rateLimit { limit remaining resetSec writeReserve } }
 }
 `;
 

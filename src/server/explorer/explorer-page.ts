@@ -113,7 +113,7 @@ body { display: flex; flex-direction: column; font-family: system-ui, sans-serif
  * Starts GraphiQL from the page's JSON configuration.
  *
  * One `Authorization` header for every tab, and every tab shows what it sends: GraphiQL sends the
- * headers its editor shows (the fetcher adds nothing), so the token has to be in each tab's editor.
+ * headers its editor shows (the fetcher adds only `Weft-Priority`), so the token has to be in each tab's editor.
  * A token typed in any tab's header editor becomes the shared one at once; GraphiQL's
  * `defaultHeaders` carries it into new tabs and tabs never opened, and a tab whose headers GraphiQL
  * puts back into the editor (a switch to a tab opened before, a closed tab, a history entry) gets
@@ -210,7 +210,11 @@ export const EXPLORER_SCRIPT = `(function () {
     return null;
   };
 
-  var base = GraphiQL.createFetcher({ url: config.endpoint });
+  // The explorer's reads are served after apps' (docs/efficiency.md "Priorities").
+  var base = GraphiQL.createFetcher({
+    url: config.endpoint,
+    headers: { 'Weft-Priority': 'explorer' },
+  });
   var fetcher = function (params, options) {
     // Right after a tab switch GraphiQL may still send the previous tab's operation name; a name
     // the document does not define is dropped, so the document's own operation runs.

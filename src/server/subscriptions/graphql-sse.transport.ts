@@ -43,6 +43,9 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
         return {
           requestId: request.id,
           credential: token ? options.credentialFor(token) : undefined,
+          // Polling: nobody waits on one poll the way a screen waits on a query.
+          priority: 'background',
+          clientAddress: request.ip,
           logger: request.log,
         };
       });

@@ -81,6 +81,9 @@ export function registerGraphQLWs(
           return {
             requestId,
             credential: token ? options.credentialFor(token) : undefined,
+            // Polling: nobody waits on one poll the way a screen waits on a query.
+            priority: 'background',
+            clientAddress: ctx.extra.request.socket.remoteAddress,
             logger: options.logger.child({ reqId: requestId, transport: 'graphql-ws' }),
           };
         });

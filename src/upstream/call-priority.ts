@@ -1,0 +1,74 @@
+/**
+ * Which calls go first when a credential's window runs low (docs/efficiency.md "Priorities"). Every
+ * upstream call has one of four priorities, in this order:
+ * 1. `write` — a write a client asked for (a mutation's upstream call, from an app or the explorer):
+ *    may spend the window to its last call;
+ * 2. `read` — a read for a client's query: stops where the write reserve begins;
+ * 3. `background` — work nobody is waiting on this instant (subscription pollers): stops a little
+ *    earlier, so that a screen's reads still find room;
+ * 4. `explorer` — reads from the explorer (or a client that asks to be served last with
+ *    `Weft-Priority`): stops earliest.
+ * A priority is kept out of the last part of the window: {@link reserveShareOf} of it. The stores
+ * (memory and the Redis script) apply it on every take, so one view holds across replicas.
+ */
+import type { RoutePolicy } from './cache-policy.ts';
+import { operationTypeOf } from './graphql-operation.ts';
+import type { RoutedCall } from './upstream-routes.ts';
+
+export type CallPriority = 'write' | 'read' | 'background' | 'explorer';
+
+/** What a request says about itself; its calls get `write` when they write (user and explorer). */
+export type RequestPriority = 'user' | 'background' | 'explorer';
+
+/** The default share of each window kept for writes (`UPSTREAM_WRITE_RESERVE_SHARE`). */
+export const DEFAULT_WRITE_RESERVE_SHARE = 0.1;
+/** How much earlier than reads each lower priority stops, as a share of the window. */
+export const BACKGROUND_EXTRA_SHARE = 0.05;
+export const EXPLORER_EXTRA_SHARE = 0.1;
+
+/** The share of the window (from its end) a call of this priority may not take. */
+export function reserveShareOf(priority: CallPriority, writeReserveShare: number): number {
+  switch (priority) {
+    case 'write':
+      return 0;
+    case 'read':
+      return writeReserveShare;
+    case 'background':
+      return Math.min(1, writeReserveShare + BACKGROUND_EXTRA_SHARE);
+    case 'explorer':
+      return Math.min(1, writeReserveShare + EXPLORER_EXTRA_SHARE);
+  }
+}
+
+/** Calls of a window of `cap` a priority leaves untouched (the Redis script computes the same). */
+export const reservedCalls = (cap: number, share: number): number => Math.floor(cap * share);
+
+/** Whether a call may change something upstream (anything not known to be a read is). */
+function writes(policy: RoutePolicy | undefined, call: RoutedCall): boolean {
+  switch (policy?.type) {
+    case 'cache':
+      return false;
+    case 'invalidate':
+      return true;
+    case 'graphql':
+      return operationTypeOf(call.body) !== 'query';
+    default:
+      return call.method !== 'GET';
+  }
+}
+
+/** The priority of one call: its request's, raised to `write` when it writes for a person. */
+export function priorityOf(call: RoutedCall): CallPriority {
+  const requested = call.scope?.priority ?? 'user';
+  if (requested !== 'background' && writes(call.declared?.cache, call)) return 'write';
+  return requested === 'user' ? 'read' : requested;
+}
+
+/**
+ * The `Weft-Priority` request header: a client may ask to be served after others (`background`
+ * for prefetching, `explorer`), never before; anything else is an ordinary user request.
+ */
+export function requestPriorityOf(header: string | string[] | undefined): RequestPriority {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
+  return value === 'background' || value === 'explorer' ? value : 'user';
+}
