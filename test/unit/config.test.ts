@@ -85,7 +85,6 @@ describe('dangerous configurations are refused at start-up, naming the variable'
       ['UPSTREAM_CONNECT_TIMEOUT_MS', '20000', 'UPSTREAM_DEADLINE_MS', '10000'],
       ['UPSTREAM_HEADERS_TIMEOUT_MS', '20000', 'UPSTREAM_DEADLINE_MS', '10000'],
       ['UPSTREAM_BODY_TIMEOUT_MS', '20000', 'UPSTREAM_DEADLINE_MS', '10000'],
-      ['UPSTREAM_BUCKET_WAIT_MS', '10000', 'UPSTREAM_DEADLINE_MS', '9000'],
       ['REDIS_COMMAND_TIMEOUT_MS', '5000', 'REDIS_CONNECT_TIMEOUT_MS', '4000'],
     ];
     for (const [smaller, small, larger, large] of pairs) {

@@ -5,7 +5,8 @@ import { ConfigError, loadConfig } from '../../../src/config.ts';
 describe('efficiency configuration', () => {
   it('has safe defaults', () => {
     expect(loadConfig({})).toMatchObject({
-      UPSTREAM_BUCKET_WAIT_MS: 250,
+      UPSTREAM_BUCKET_WAIT_MS: 5_000,
+      UPSTREAM_WRITE_RESERVE_SHARE: 0.1,
       UPSTREAM_LIMITER: 'on',
       UPSTREAM_CACHE: 'on',
       CACHE_MAX_BYTES: 32 * 1024 * 1024,
