@@ -123,12 +123,29 @@ describe('Redis unreachable', () => {
   afterAll(() => stack.close());
 
   it('falls back to a local share of the budget: never unlimited', async () => {
+    // The share is 10 calls (40 × 0.25); its write reserve (⌊10 × 0.1⌋ = 1) is kept from queries.
     const results = [];
     for (let n = 1; n <= 14; n += 1) results.push(await stack.gql(detail(n)));
     const served = results.filter((r) => !r.body.errors);
     const limited = results.filter((r) => r.body.errors?.[0]?.extensions?.code === 'RATE_LIMITED');
-    expect(served).toHaveLength(10); // 40 × 0.25
-    expect(limited).toHaveLength(4);
+    expect(served).toHaveLength(9);
+    expect(limited).toHaveLength(5);
+    expect(limited.map((r) => r.body.errors[0].extensions.limiter)).toEqual(
+      Array(5).fill('RESERVE'),
+    );
+    // A write takes the last call of the share, and nothing takes more.
+    const write = (name: string) =>
+      stack.gql(
+        `mutation { updateApp(input: { appId: "app-0001", name: "${name}" }) { userErrors { code } } }`,
+      );
+    const last = await write('last-of-the-share');
+    expect(last.body.errors).toBeUndefined();
+    expect(last.body.data.updateApp.userErrors).toEqual([]);
+    const beyond = await write('beyond-the-share');
+    expect(beyond.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      limiter: 'CREDENTIAL',
+    });
     expect(await stack.upstreamCalls()).toBe(10);
     expect(
       (await stack.gql('{ viewer { rateLimit { limit remaining } } }')).body.data.viewer.rateLimit,
