@@ -1,8 +1,8 @@
 /**
  * Two gateway processes on one Redis and one simulator with a small window (30 requests): one
- * credential hammering both never makes the simulator answer 429 and never spends more than the
- * window; an entry cached by one replica is served by the other; a second credential's budget is
- * untouched.
+ * credential hammering both with reads never makes the simulator answer 429 and spends the window
+ * up to the part kept for writes, not one call more; an entry cached by one replica is served by the
+ * other; a second credential's budget is untouched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
@@ -17,10 +17,12 @@ import {
 } from '../../support/redis.ts';
 
 const WINDOW = 30;
+/** The calls of the window reads leave to writes: UPSTREAM_WRITE_RESERVE_SHARE's default, 0.1. */
+const WRITE_RESERVE = Math.floor(WINDOW * 0.1);
 const cert = (n: number) => `cert-${String(n).padStart(4, '0')}`;
 const DETAIL = `query($id: ID!) { certificateCustomer(customerId: "demo-customer") { certificate(certificateId: $id) { certificateId csr } } }`;
 const VERIFICATIONS = `query($id: ID!) { certificateCustomer(customerId: "demo-customer") { certificate(certificateId: $id) { domainVerifications { domain } } } }`;
-const VIEWER = '{ viewer { rateLimit { limit remaining } } }';
+const VIEWER = '{ viewer { rateLimit { limit remaining writeReserve } } }';
 
 describe.skipIf(!testRedisAvailable)('two replicas on one Redis', () => {
   const prefix = testPrefix('replicas');
@@ -59,12 +61,12 @@ describe.skipIf(!testRedisAvailable)('two replicas on one Redis', () => {
     expect((await sim.stats()).total).toBe(1);
   });
 
-  it('never lets one credential hammering both exceed the window or provoke a 429', async () => {
+  it('never lets one credential hammering both exceed the window or its read part, or provoke a 429', async () => {
     const work = Array.from({ length: 43 }, (_, i) => i + 2).flatMap((n) => [
       { query: DETAIL, id: cert(n) },
       { query: VERIFICATIONS, id: cert(n) },
     ]);
-    const results: { code?: string; retryAfterSec?: number }[] = [];
+    const results: { code?: string; retryAfterSec?: number; limiter?: string }[] = [];
     let next = 0;
     // Eight concurrent clients, alternating replicas.
     await Promise.all(
@@ -75,26 +77,37 @@ describe.skipIf(!testRedisAvailable)('two replicas on one Redis', () => {
           const replica = replicas[(worker + next) % 2]!;
           const { body } = await replica.gql(item!.query, { id: item!.id });
           const error = body.errors?.[0]?.extensions;
-          results.push({ code: error?.code, retryAfterSec: error?.retryAfterSec });
+          results.push({
+            code: error?.code,
+            retryAfterSec: error?.retryAfterSec,
+            limiter: error?.limiter,
+          });
         }
       }),
     );
     const stats = await sim.stats();
     expect(stats.byStatus['429']).toBeUndefined();
-    // The whole window is used, and not one request more.
-    expect(stats.total).toBeLessThanOrEqual(WINDOW);
-    expect(stats.total).toBeGreaterThanOrEqual(WINDOW - 1);
+    // The whole window but the write reserve is used (the first test's read included), and not one
+    // request more: the reads of both replicas stop at the same reserve.
+    expect(stats.total).toBeLessThanOrEqual(WINDOW - WRITE_RESERVE);
+    expect(stats.total).toBeGreaterThanOrEqual(WINDOW - WRITE_RESERVE - 1);
     // Every answer is data or RATE_LIMITED with the wait until the window's end.
     const limited = results.filter((r) => r.code === 'RATE_LIMITED');
     expect(results.filter((r) => r.code !== undefined && r.code !== 'RATE_LIMITED')).toEqual([]);
     expect(results.filter((r) => r.code === undefined).length).toBeGreaterThan(10);
     expect(limited.length).toBeGreaterThan(work.length / 2);
     expect(limited.every((r) => (r.retryAfterSec ?? 0) > 60)).toBe(true);
-    // Both replicas see the same, empty, bucket.
+    // Refused for the part kept for writes (or, while the last reads were in flight, the window).
+    expect(limited.filter((r) => r.limiter !== 'RESERVE' && r.limiter !== 'CREDENTIAL')).toEqual(
+      [],
+    );
+    expect(limited.some((r) => r.limiter === 'RESERVE')).toBe(true);
+    // Both replicas see the same bucket: empty for reads, the write reserve left.
     for (const replica of replicas) {
       expect((await replica.gql(VIEWER)).body.data.viewer.rateLimit).toEqual({
         limit: WINDOW,
-        remaining: 0,
+        remaining: WRITE_RESERVE,
+        writeReserve: WRITE_RESERVE,
       });
     }
   });
@@ -104,6 +117,7 @@ describe.skipIf(!testRedisAvailable)('two replicas on one Redis', () => {
       expect((await replica.gql(VIEWER, {}, 'demo-other')).body.data.viewer.rateLimit).toEqual({
         limit: WINDOW,
         remaining: WINDOW,
+        writeReserve: WRITE_RESERVE,
       });
     }
     const other = await replicas[0]!.gql(

@@ -1,12 +1,13 @@
 /**
  * The per-credential token bucket through the whole gateway (memory mode): the budget exposed
- * without an upstream call, on headers and in extensions; never a 429 provoked from the upstream;
- * RATE_LIMITED with retryAfterSec when the budget is spent, while cached fields still resolve.
+ * without an upstream call, on headers and in extensions (with the part of it kept for writes);
+ * never a 429 provoked from the upstream; RATE_LIMITED with retryAfterSec when the budget is spent,
+ * while cached fields still resolve.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
-const VIEWER = '{ viewer { rateLimit { limit remaining resetSec } } }';
+const VIEWER = '{ viewer { rateLimit { limit remaining resetSec writeReserve } } }';
 const LIST = (first: number) =>
   `{ certificateCustomer(customerId: "demo-customer") { certificates(first: ${first}) { edges { node { certificateId } } } } }`;
 const DETAIL = (id: string) =>
@@ -23,7 +24,13 @@ describe('token bucket through the gateway', () => {
   it('exposes the budget without an upstream call, and the spend on headers and extensions', async () => {
     stack = await startStack();
     const before = await stack.gql(VIEWER);
-    expect(before.body.data.viewer.rateLimit).toEqual({ limit: 600, remaining: 600, resetSec: 0 });
+    // The write reserve: UPSTREAM_WRITE_RESERVE_SHARE (0.1 by default) of the window, rounded down.
+    expect(before.body.data.viewer.rateLimit).toEqual({
+      limit: 600,
+      remaining: 600,
+      resetSec: 0,
+      writeReserve: 60,
+    });
     expect(before.headers['ratelimit-limit']).toBeUndefined(); // nothing spent
     expect(await stack.upstreamCalls()).toBe(0);
 
@@ -32,19 +39,26 @@ describe('token bucket through the gateway', () => {
     expect(spent.headers['ratelimit-limit']).toBe('600');
     expect(spent.headers['ratelimit-remaining']).toBe('599');
     expect(Number(spent.headers['ratelimit-reset'])).toBeGreaterThan(1390);
+    expect(spent.headers['ratelimit-write-reserve']).toBe('60');
     expect(spent.body.extensions.rateLimit).toEqual({
       limit: 600,
       remaining: 599,
       resetSec: Number(spent.headers['ratelimit-reset']),
+      writeReserve: 60,
     });
 
     // The same query again is a cache hit: no budget spent, so no budget reported.
     const hit = await stack.gql(LIST(3));
     expect(hit.headers['ratelimit-remaining']).toBeUndefined();
+    expect(hit.headers['ratelimit-write-reserve']).toBeUndefined();
     expect(hit.body.extensions?.rateLimit).toBeUndefined();
 
     const after = await stack.gql(VIEWER);
-    expect(after.body.data.viewer.rateLimit).toMatchObject({ limit: 600, remaining: 599 });
+    expect(after.body.data.viewer.rateLimit).toMatchObject({
+      limit: 600,
+      remaining: 599,
+      writeReserve: 60,
+    });
     expect(await stack.upstreamCalls()).toBe(1);
   });
 
@@ -108,10 +122,10 @@ describe('token bucket through the gateway', () => {
     expect(stats.byStatus['429']).toBe(1); // the one that told us; none after
   });
 
-  it('sends one probe for a credential another client spent, then only what is left: no 429 for a 20-field query', async () => {
+  it('sends one probe for a credential another client spent, then only what reads may still take: no 429 for a 20-field query', async () => {
     stack = await startStack({ sim: { rateLimit: 40, rateWindowSec: 120 } }); // gateway: 600
-    // Another client of the same token spends the window down to 5, behind the gateway's back.
-    for (let i = 0; i < 35; i += 1)
+    // Another client of the same token spends the window down to 9, behind the gateway's back.
+    for (let i = 0; i < 31; i += 1)
       await stack.sim.call('GET', '/v2/certificates/subscriptions/search', { token: 'demo-token' });
     const fields = Array.from(
       { length: 20 },
@@ -123,10 +137,24 @@ describe('token bucket through the gateway', () => {
       (value) => value.certificate !== null,
     );
     const limited = body.errors.filter((e: any) => e.extensions.code === 'RATE_LIMITED');
-    // The probe and the 4 the window still had: 5 answered, the other 15 refused locally.
+    // The probe learns 8 are left and the limit is 40, so 4 (a tenth of 40) are kept for writes:
+    // the probe and 4 more reads answered, the other 15 refused locally until the window's end.
     expect(answered).toHaveLength(5);
     expect(limited).toHaveLength(15);
+    expect(body.errors).toHaveLength(15);
+    for (const error of limited) {
+      expect(error.extensions.limiter).toBe('RESERVE');
+      expect(error.extensions.retryAfterSec).toBeGreaterThan(100);
+      expect(error.extensions.retryAfterSec).toBeLessThanOrEqual(120);
+    }
     const stats = await stack.sim.stats();
     expect(stats.byStatus['429']).toBeUndefined();
+    expect(stats.total).toBe(31 + 5);
+    // What is left upstream is the write reserve, and the gateway says so.
+    expect((await stack.gql(VIEWER)).body.data.viewer.rateLimit).toMatchObject({
+      limit: 40,
+      remaining: 4,
+      writeReserve: 4,
+    });
   });
 });
