@@ -45,6 +45,16 @@ const ConfigSchema = z.object({
     ),
   PORT: int(0, 65_535).default(4000).describe('HTTP port (`0` = any free port).'),
   HOST: z.string().min(1).default('0.0.0.0').describe('Listen address.'),
+  TRUST_PROXY: z
+    .string()
+    .regex(
+      /^(true|[0-9A-Fa-f.:/]+(,[0-9A-Fa-f.:/]+)*)$/,
+      'must be `true` or a comma-separated list of proxy addresses/CIDRs',
+    )
+    .optional()
+    .describe(
+      "Which proxies' `X-Forwarded-For` names the client's address (the address that bounds calls for tokens the upstream has not accepted yet): `true` (any) or the proxies' addresses/CIDRs. Unset: the socket's peer is the client.",
+    ),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')
@@ -86,7 +96,7 @@ const ConfigSchema = z.object({
     .max(0.5)
     .default(0.1)
     .describe(
-      "The last part of each credential's window kept for writes (mutations): reads stop there, subscription polling and the explorer a little earlier (docs/efficiency.md \"Priorities\").",
+      'The last part of each credential\'s window kept for writes (mutations): reads stop there, subscription polling and the explorer a little earlier (docs/efficiency.md "Priorities").',
     ),
   UPSTREAM_LIMITER: z
     .enum(['on', 'off'])

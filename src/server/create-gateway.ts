@@ -3,7 +3,11 @@
  * `main.ts` and the tests call {@link createGateway}; nothing here reads the environment.
  */
 import { createServer } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify';
 import { ApolloServer } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
@@ -21,6 +25,12 @@ import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { requestLifecyclePlugin, upstreamFactsPlugin } from './apollo-plugins.ts';
 import { createRequestFacts } from '../upstream/request-facts.ts';
 import { requestPriorityOf } from '../upstream/call-priority.ts';
+
+/** `TRUST_PROXY` as Fastify reads it (docs/operations.md "Behind a proxy"). */
+function trustProxyOf(value: string | undefined): FastifyServerOptions['trustProxy'] {
+  if (value === undefined) return false;
+  return value === 'true' ? true : value.split(',');
+}
 import { createGatewayContext, type GatewayContext } from '../kit/request-context.ts';
 import { storeIdHeaderOf } from '../stitching/store-routing.ts';
 import { createPollerRegistry } from '../kit/shared-pollers.ts';
@@ -110,6 +120,7 @@ export async function createGateway(
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     keepAliveTimeout: config.KEEPALIVE_TIMEOUT_MS,
     loggerInstance: logger as FastifyBaseLogger,
+    trustProxy: trustProxyOf(config.TRUST_PROXY),
     genReqId: requestIdOf,
     // One line per request (access-log.ts).
     logController: new AccessLogController(),

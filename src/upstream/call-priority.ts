@@ -13,12 +13,10 @@
  */
 import type { RoutePolicy } from './cache-policy.ts';
 import { operationTypeOf } from './graphql-operation.ts';
+import type { RequestPriority } from './request-scope.ts';
 import type { RoutedCall } from './upstream-routes.ts';
 
 export type CallPriority = 'write' | 'read' | 'background' | 'explorer';
-
-/** What a request says about itself; its calls get `write` when they write (user and explorer). */
-export type RequestPriority = 'user' | 'background' | 'explorer';
 
 /** The default share of each window kept for writes (`UPSTREAM_WRITE_RESERVE_SHARE`). */
 export const DEFAULT_WRITE_RESERVE_SHARE = 0.1;

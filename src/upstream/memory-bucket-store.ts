@@ -183,7 +183,12 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
       }
       if (classWait > 0) return denied('route-class', classWait, state, at);
       if (inFlight.size >= currentWindow(state, at < state.freshUntil, at)) {
-        return denied('window', Math.max(1, Math.min(WINDOW_POLL_MS, earliestLease - at)), state, at);
+        return denied(
+          'window',
+          Math.max(1, Math.min(WINDOW_POLL_MS, earliestLease - at)),
+          state,
+          at,
+        );
       }
       const ticket = request.ticket ?? newTicket();
       state.tokens -= 1;

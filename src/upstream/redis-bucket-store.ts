@@ -19,7 +19,12 @@
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type { RouteClass } from './upstream-routes.ts';
-import { CALL_LEASE_MS, INITIAL_SEND_WINDOW, WINDOW_IDLE_MS, WINDOW_POLL_MS } from './send-window.ts';
+import {
+  CALL_LEASE_MS,
+  INITIAL_SEND_WINDOW,
+  WINDOW_IDLE_MS,
+  WINDOW_POLL_MS,
+} from './send-window.ts';
 import { reserveShareOf, reservedCalls } from './call-priority.ts';
 import {
   STALE_AFTER_MS,
@@ -235,7 +240,14 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
     const inFlight = `${prefix}:in-flight:${credentialId}`;
     const none = `${prefix}:class:none`;
     if (!routeClass) {
-      return [bucket, none, `${prefix}:class-block:none`, none, `${prefix}:class-unproven:none`, inFlight];
+      return [
+        bucket,
+        none,
+        `${prefix}:class-block:none`,
+        none,
+        `${prefix}:class-unproven:none`,
+        inFlight,
+      ];
     }
     const name = routeClass.perCredential ? `${routeClass.name}:${credentialId}` : routeClass.name;
     return [

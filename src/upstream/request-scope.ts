@@ -7,7 +7,12 @@ import { requireCredential } from './require-credential.ts';
 import type { Credential } from './credential.ts';
 import type { RequestFacts } from './request-facts.ts';
 import type { Span } from '@opentelemetry/api';
-import type { RequestPriority } from './call-priority.ts';
+
+/**
+ * Who is waiting on a request's calls: a user (its writes and reads), background work (polling),
+ * or the explorer. Each call's priority follows from it (`call-priority.ts`).
+ */
+export type RequestPriority = 'user' | 'background' | 'explorer';
 
 /** The request's trace span, set once the operation is known (only when tracing is on). */
 export interface TraceHolder {

@@ -238,10 +238,7 @@ export function credentialWaitMs(
   need = 1,
 ): number {
   if (state.resetAt > 0) return Math.max(1, state.resetAt - now);
-  return Math.max(
-    1,
-    Math.ceil(((need - state.tokens) * budget.windowMs) / Math.max(1, state.cap)),
-  );
+  return Math.max(1, Math.ceil(((need - state.tokens) * budget.windowMs) / Math.max(1, state.cap)));
 }
 
 /** A share of a limit, never below one call (a replica on its own must still make progress). */
@@ -350,6 +347,40 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
   const { store } = options;
+  /**
+   * Calls waiting for room in their credential's send window, woken by each answer this replica
+   * gets for that credential (answers on other replicas are seen at the next poll).
+   */
+  const waitingForAnswers = new Map<string, Set<() => void>>();
+  const answerArrived = (credentialId: string) => {
+    const waiting = waitingForAnswers.get(credentialId);
+    if (!waiting) return;
+    waitingForAnswers.delete(credentialId);
+    for (const wake of waiting) wake();
+  };
+  const nextAnswer = (credentialId: string): { arrived: Promise<void>; dispose(): void } => {
+    let waiting = waitingForAnswers.get(credentialId);
+    if (!waiting) {
+      waiting = new Set();
+      waitingForAnswers.set(credentialId, waiting);
+    }
+    const set = waiting;
+    let wake = () => undefined as void;
+    const arrived = new Promise<void>((resolve) => {
+      wake = resolve;
+      set.add(resolve);
+    });
+    return {
+      arrived,
+      dispose() {
+        set.delete(wake);
+        if (set.size === 0 && waitingForAnswers.get(credentialId) === set) {
+          waitingForAnswers.delete(credentialId);
+        }
+      },
+    };
+  };
+
   return {
     async acquire(credentialId, routeClass, { priority, deadlineAt, signal }) {
       const start = now();
@@ -358,11 +389,15 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
       const answersGiveUpAt = deadlineAt ?? start + options.maxWaitMs + CALL_LEASE_MS;
       const ticket = newTicket();
       const abort = abortOf(signal);
-      /** Sleeps unless the deadline comes first; then `refusal` is what the caller gets. */
-      const wait = async (ms: number, refusal: () => GatewayError) => {
+      /**
+       * Sleeps (or until `early` settles) unless the deadline comes first; then `refusal` is what
+       * the caller gets.
+       */
+      const wait = async (ms: number, refusal: () => GatewayError, early?: Promise<void>) => {
         const slept = await Promise.race([
           sleep(ms).then(() => !signal?.aborted),
           abort.aborted.then(() => false),
+          ...(early ? [early.then(() => !signal?.aborted)] : []),
         ]);
         if (!slept) throw refusal();
       };
@@ -372,7 +407,12 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
           if (verdict.allowed) return { budget: verdict.budget, ticket };
           if (verdict.deniedBy === 'window') {
             if (now() + verdict.waitMs > answersGiveUpAt) throw probeUnanswered();
-            await wait(Math.min(verdict.waitMs, WINDOW_POLL_MS), probeUnanswered);
+            const answer = nextAnswer(credentialId);
+            try {
+              await wait(Math.min(verdict.waitMs, WINDOW_POLL_MS), probeUnanswered, answer.arrived);
+            } finally {
+              answer.dispose();
+            }
             continue;
           }
           const bucket = bucketName(verdict.deniedBy, routeClass);
@@ -389,9 +429,15 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
         abort.dispose();
       }
     },
-    observe: (credentialId, routeClass, correction) =>
-      store.correct(credentialId, routeClass, correction),
-    release: (credentialId, routeClass, ticket) => store.release(credentialId, routeClass, ticket),
+    async observe(credentialId, routeClass, correction) {
+      const corrected = await store.correct(credentialId, routeClass, correction);
+      answerArrived(credentialId);
+      return corrected;
+    },
+    async release(credentialId, routeClass, ticket) {
+      await store.release(credentialId, routeClass, ticket);
+      answerArrived(credentialId);
+    },
     snapshot: (credential: Credential) => store.peek(credential.id),
   };
 }
