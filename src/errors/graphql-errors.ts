@@ -86,6 +86,8 @@ function upstreamExtensions(error: UpstreamError): Record<string, unknown> {
       ...(error.fields.length > 0 ? { fields: error.fields } : {}),
     },
     ...(error.retryAfterSec === undefined ? {} : { retryAfterSec: error.retryAfterSec }),
+    // Told apart from Weft's own refusals (CREDENTIAL, RESERVE, ROUTE_CLASS, UNPROVEN_TOKENS).
+    ...(error.status === 429 ? { limiter: 'UPSTREAM' } : {}),
     ...(error.requiredScope === undefined ? {} : { requiredScope: error.requiredScope }),
     ...(error.outcomeUnknown ? { outcome: 'UNKNOWN' } : {}),
   };

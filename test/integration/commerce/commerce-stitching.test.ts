@@ -307,6 +307,8 @@ describe('the catalog burst limit', () => {
     expect(second.body.errors[0].extensions).toMatchObject({
       code: 'RATE_LIMITED',
       upstream: { status: 429 },
+      // The upstream's own 429, told apart from Weft's refusals.
+      limiter: 'UPSTREAM',
     });
     expect(second.body.errors[0].extensions.retryAfterSec).toBeGreaterThan(0);
   });
