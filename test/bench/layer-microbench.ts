@@ -9,7 +9,6 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { isRedundant } from '../../src/upstream/budgeted-transport.ts';
 import { createCacheKeyer } from '../../src/upstream/cache-key.ts';
 import { createCachePolicy } from '../../src/upstream/cache-policy.ts';
 import { upstreamRoutes } from '../../src/graph/upstream-routes.ts';
@@ -103,18 +102,22 @@ export function cacheWeightVsHeap(
   return { estimated: estimated / copies, heap, text: text.length };
 }
 
-/** One upstream call's worth of limiter work: take a token, then apply the answer's headers. */
+/**
+ * One upstream call's worth of limiter work: take a token (a read, as a dashboard's calls are),
+ * then apply the answer's headers, which also ends the call's place in the send window (its ticket).
+ */
 async function limiterUs(store: BucketStore, calls: number): Promise<number> {
   const limiter = createTokenBucketLimiter({ store, maxWaitMs: 0 });
   let remaining = 1_000_000_000;
   return perCallUs(async () => {
-    const taken = await limiter.acquire(credential.id, undefined);
+    const { ticket } = await limiter.acquire(credential.id, undefined, { priority: 'read' });
     remaining -= 1;
-    const correction = { limit: 1_000_000_000, remaining, resetMs: 1_399_000 };
-    // As the budgeted transport does: an answer that only confirms the take skips the round trip.
+    // As the budgeted transport does: every answer goes back with the call's ticket.
     await limiter.observe(credential.id, undefined, {
-      ...correction,
-      redundant: isRedundant(200, taken, correction),
+      limit: 1_000_000_000,
+      remaining,
+      resetMs: 1_399_000,
+      ticket,
     });
   }, calls);
 }
@@ -134,7 +137,7 @@ export async function limiterRedisUs(url: string, prefix: string): Promise<numbe
   try {
     if (!(await connection.usable())) return NaN;
     const budget = { capacity: 1_000_000_000, windowMs: 1_399_000 };
-    // As in a gateway: Redis behind the fallback store (which skips redundant corrections).
+    // As in a gateway: Redis behind the fallback store.
     const store = createFallbackBucketStore({
       primary: createRedisBucketStore({ client: connection.client, budget, prefix }),
       fallback: createMemoryBucketStore({ budget, share: 0.25 }),

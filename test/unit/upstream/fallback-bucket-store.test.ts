@@ -4,9 +4,17 @@ import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { createFallbackBucketStore } from '../../../src/upstream/fallback-bucket-store.ts';
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
-import type { BucketStore } from '../../../src/upstream/token-bucket.ts';
+import type { BucketStore, BudgetCorrection } from '../../../src/upstream/token-bucket.ts';
 
 const budget = { capacity: 40, windowMs: 60_000 };
+
+/** One call, answered with its ticket when it was allowed (as the gateway answers each call). */
+async function call(store: BucketStore, correction: BudgetCorrection = {}) {
+  const verdict = await store.take('c', undefined);
+  if (verdict.allowed)
+    await store.correct('c', undefined, { ...correction, ticket: verdict.ticket });
+  return verdict;
+}
 
 function setup() {
   const shared = createMemoryBucketStore({ budget });
@@ -56,15 +64,17 @@ describe('fallback bucket store', () => {
   it('falls back to the local share when Redis fails or is down: never unlimited', async () => {
     for (const breakIt of ['fail', 'unusable'] as const) {
       const harness = setup();
-      await harness.store.correct('c', undefined, {}); // an answer: no slow-start probe
+      await harness.store.correct('c', undefined, {}); // an answer: a fresh view
       harness[breakIt](true);
-      const verdicts = [];
-      // At the switch the view is stale: one probe, the others wait for its answer.
-      verdicts.push(await harness.store.take('c', undefined));
-      expect((await harness.store.take('c', undefined)).deniedBy).toBe('probe');
-      await harness.store.correct('c', undefined, {});
-      for (let i = 0; i < 11; i += 1) verdicts.push(await harness.store.take('c', undefined));
+      // At the switch the view is stale: one call, the next waits for its answer.
+      const first = await harness.store.take('c', undefined);
+      expect(first.allowed).toBe(true);
+      expect((await harness.store.take('c', undefined)).deniedBy).toBe('window');
+      await harness.store.correct('c', undefined, { ticket: first.ticket });
+      const verdicts = [first];
+      for (let i = 0; i < 11; i += 1) verdicts.push(await call(harness.store));
       expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
+      expect(verdicts.at(-1)?.deniedBy).toBe('credential');
       expect(verdicts[0]?.budget.limit).toBe(10);
     }
   });
@@ -73,28 +83,42 @@ describe('fallback bucket store', () => {
     const { store, shared, fail } = setup();
     await store.correct('c', undefined, {});
     // Another replica spends 30 of the credential's 40; this one then takes once and sees 9 left.
-    for (let i = 0; i < 30; i += 1) await shared.take('c', undefined);
-    expect((await store.take('c', undefined)).budget.remaining).toBe(9);
+    for (let i = 0; i < 30; i += 1) {
+      const taken = await shared.take('c', undefined);
+      await shared.correct('c', undefined, { ticket: taken.ticket });
+    }
+    expect((await call(store)).budget.remaining).toBe(9);
     fail(true);
-    const local = [await store.take('c', undefined)]; // the switch's probe
-    await store.correct('c', undefined, {}); // its answer, saying nothing new
-    for (let i = 0; i < 11; i += 1) local.push(await store.take('c', undefined));
+    // The switch's first call, then others, each answered with nothing new.
+    const local = [];
+    for (let i = 0; i < 12; i += 1) local.push(await call(store));
     // A quarter of the 9 left, not a quarter of the capacity.
     expect(local.filter((v) => v.allowed)).toHaveLength(2);
   });
 
-  it('keeps the local share informed, and skips Redis for corrections that change nothing', async () => {
-    const { store, calls, fail } = setup();
+  it('keeps the local share informed, and tells Redis of every answer (its call leaves the shared window)', async () => {
+    const { store, shared, calls, fail } = setup();
     await store.correct('c', undefined, { remaining: 12, resetMs: 30_000 });
     expect(calls).toEqual(['correct']);
-    await store.correct('c', undefined, { remaining: 12, resetMs: 30_000, redundant: true });
-    expect(calls).toEqual(['correct']);
+    // Four calls in the shared window; an answer that only confirms the take still reaches Redis,
+    // or the shared window would stay full of answered calls.
+    const taken = [];
+    for (let i = 0; i < 4; i += 1) taken.push(await store.take('c', undefined));
+    expect(taken.every((v) => v.allowed)).toBe(true);
+    expect((await shared.take('c', undefined)).deniedBy).toBe('window');
+    await store.correct('c', undefined, {
+      remaining: 8,
+      resetMs: 30_000,
+      ticket: taken[0]!.ticket,
+    });
+    expect(calls.filter((c) => c === 'correct')).toHaveLength(2);
+    expect((await shared.take('c', undefined)).allowed).toBe(true);
+    for (const { ticket } of taken.slice(1)) await store.correct('c', undefined, { ticket });
     fail(true);
-    // The local share learned that only 12 are left in the window, of which its share is 3.
-    const verdicts = [await store.take('c', undefined)]; // the switch's probe
-    await store.correct('c', undefined, {}); // its answer, saying nothing new
-    for (let i = 0; i < 4; i += 1) verdicts.push(await store.take('c', undefined));
-    expect(verdicts.filter((v) => v.allowed)).toHaveLength(3);
+    // The local share learned that only 8 are left in the window, of which its share is 2.
+    const verdicts = [];
+    for (let i = 0; i < 4; i += 1) verdicts.push(await call(store));
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(2);
   });
 
   it('two replicas that lose Redis between calls spend together exactly what is left, no more', async () => {
@@ -118,9 +142,14 @@ describe('fallback bucket store', () => {
     // The upstream's window: every call is counted and answered with what is left.
     let spent = 0;
     const call = async (replica: BucketStore) => {
-      if (!(await replica.take('c', undefined)).allowed) return;
+      const verdict = await replica.take('c', undefined);
+      if (!verdict.allowed) return;
       spent += 1;
-      await replica.correct('c', undefined, { limit: 40, remaining: 40 - spent });
+      await replica.correct('c', undefined, {
+        limit: 40,
+        remaining: 40 - spent,
+        ticket: verdict.ticket,
+      });
     };
     for (let i = 0; i < 38; i += 1) await call(replicas[i % 2]!);
     expect(spent).toBe(38);

@@ -5,14 +5,25 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/errors/error-codes.ts';
 import { GatewayError } from '../../../src/errors/gateway-errors.ts';
+import type { CallPriority } from '../../../src/upstream/call-priority.ts';
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
 import { createRedisBucketStore } from '../../../src/upstream/redis-bucket-store.ts';
+import {
+  CALL_LEASE_MS,
+  INITIAL_SEND_WINDOW,
+  WINDOW_IDLE_MS,
+  WINDOW_POLL_MS,
+} from '../../../src/upstream/send-window.ts';
 import type { RouteClass } from '../../../src/upstream/upstream-routes.ts';
 import {
-  PROBE_POLL_MS,
+  STALE_AFTER_MS,
   createTokenBucketLimiter,
   type BucketStore,
+  type BudgetCorrection,
   type CredentialBudget,
+  type Grant,
+  type LimiterOptions,
+  type TakeVerdict,
 } from '../../../src/upstream/token-bucket.ts';
 import { manualClock, until, type ManualClock } from '../../support/clock.ts';
 import {
@@ -36,7 +47,7 @@ type StoreFactory = (
 
 /**
  * A credential the upstream has answered (an answer without RateLimit headers): its view is fresh,
- * so no slow-start probe holds its takes back.
+ * so its send window is the initial one, not the single call of a stale view.
  */
 async function known(store: BucketStore): Promise<string> {
   const id = fresh();
@@ -44,10 +55,54 @@ async function known(store: BucketStore): Promise<string> {
   return id;
 }
 
-async function takeN(store: BucketStore, id: string, count: number, routeClass?: RouteClass) {
+/** One take, answered at once (with its ticket) when allowed: as the gateway does with each call. */
+async function call(
+  store: BucketStore,
+  id: string,
+  routeClass?: RouteClass,
+  priority?: CallPriority,
+  answer: BudgetCorrection = {},
+): Promise<TakeVerdict> {
+  const verdict = await store.take(id, routeClass, { priority });
+  if (verdict.allowed) await store.correct(id, routeClass, { ...answer, ticket: verdict.ticket });
+  return verdict;
+}
+
+/** `count` calls one after another, each answered before the next (the send window stays out). */
+async function callN(
+  store: BucketStore,
+  id: string,
+  count: number,
+  routeClass?: RouteClass,
+  priority?: CallPriority,
+) {
   const verdicts = [];
-  for (let i = 0; i < count; i += 1) verdicts.push(await store.take(id, routeClass));
+  for (let i = 0; i < count; i += 1) verdicts.push(await call(store, id, routeClass, priority));
   return verdicts;
+}
+
+/** Takes without answers until one is refused: the calls let out, and the refusal. */
+async function takeUntilDenied(store: BucketStore, id: string, max = 200) {
+  const tickets: string[] = [];
+  for (let i = 0; i < max; i += 1) {
+    const verdict = await store.take(id, undefined);
+    if (!verdict.allowed) return { tickets, denied: verdict };
+    tickets.push(verdict.ticket!);
+  }
+  throw new Error(`${max} takes without a refusal`);
+}
+
+/**
+ * Widens a fresh credential's send window by answering one call at a time while the window is
+ * kept full: returns the calls left in flight (as many as the window now holds).
+ */
+async function widen(store: BucketStore, id: string, answers: number): Promise<string[]> {
+  const inFlight = (await takeUntilDenied(store, id)).tickets;
+  for (let i = 0; i < answers; i += 1) {
+    await store.correct(id, undefined, { ticket: inFlight.shift() });
+    inFlight.push(...(await takeUntilDenied(store, id)).tickets);
+  }
+  return inFlight;
 }
 
 function bucketCases(name: string, factory: () => StoreFactory) {
@@ -62,7 +117,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     it('gives the capacity, then refuses with the wait for the next token', async () => {
       const store = make({ capacity: 5, windowMs: 60_000 });
       const id = await known(store);
-      const verdicts = await takeN(store, id, 6);
+      const verdicts = await callN(store, id, 6);
       expect(verdicts.slice(0, 5).every((v) => v.allowed)).toBe(true);
       expect(verdicts[4]?.budget).toMatchObject({ limit: 5, remaining: 0 });
       expect(verdicts[5]).toMatchObject({ allowed: false, deniedBy: 'credential' });
@@ -74,14 +129,14 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     it('is lowered by RateLimit-Remaining, never raised by it', async () => {
       const store = make({ capacity: 10, windowMs: 60_000 });
       const id = fresh();
-      await store.take(id, undefined);
-      expect(await store.correct(id, undefined, { remaining: 3, resetMs: 30_000 })).toMatchObject({
-        remaining: 3,
-        resetSec: 30,
-      });
+      const first = await store.take(id, undefined);
+      expect(
+        await store.correct(id, undefined, { remaining: 3, resetMs: 30_000, ticket: first.ticket }),
+      ).toMatchObject({ remaining: 3, resetSec: 30 });
       expect(await store.correct(id, undefined, { remaining: 8 })).toMatchObject({ remaining: 3 });
-      const verdicts = await takeN(store, id, 4);
+      const verdicts = await callN(store, id, 4);
       expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, false]);
+      expect(verdicts[3]?.deniedBy).toBe('credential');
       // Inside a known window nothing refills: the wait is the window's end.
       expect(verdicts[3]?.waitMs).toBeGreaterThan(29_000);
     });
@@ -99,7 +154,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     it('is full again when the known window ends', async () => {
       const store = make({ capacity: 3, windowMs: 60_000 });
       const id = await known(store);
-      await takeN(store, id, 3);
+      await callN(store, id, 3);
       await store.correct(id, undefined, { remaining: 0, resetMs: 30_000 });
       expect((await store.take(id, undefined)).allowed).toBe(false);
       await clock.advance(29_999);
@@ -115,7 +170,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       const after = await store.correct(id, undefined, { blockMs: 20_000 });
       expect(after).toMatchObject({ remaining: 0, resetSec: 20 });
       const denied = await store.take(id, undefined);
-      expect(denied).toMatchObject({ allowed: false, waitMs: 20_000 });
+      expect(denied).toMatchObject({ allowed: false, waitMs: 20_000, deniedBy: 'credential' });
       await clock.advance(19_999);
       expect((await store.take(id, undefined)).allowed).toBe(false);
       await clock.advance(1);
@@ -125,7 +180,12 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     it('peeks without spending', async () => {
       const store = make({ capacity: 7, windowMs: 60_000 });
       const id = fresh();
-      expect(await store.peek(id)).toEqual({ limit: 7, remaining: 7, resetSec: 0 });
+      expect(await store.peek(id)).toEqual({
+        limit: 7,
+        remaining: 7,
+        resetSec: 0,
+        writeReserve: 0,
+      });
       await store.take(id, undefined);
       expect(await store.peek(id)).toMatchObject({ remaining: 6 });
       expect(await store.peek(id)).toMatchObject({ remaining: 6 });
@@ -136,8 +196,8 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       const routeClass = { ...CLASS, name: `class-${fresh()}` };
       const [a, b] = [await known(store), await known(store)];
       const first = [
-        ...(await takeN(store, a, 2, routeClass)),
-        ...(await takeN(store, b, 2, routeClass)),
+        ...(await callN(store, a, 2, routeClass)),
+        ...(await callN(store, b, 2, routeClass)),
       ];
       expect(first.map((v) => v.allowed)).toEqual([true, true, true, false]);
       expect(first[3]).toMatchObject({ deniedBy: 'route-class' });
@@ -155,12 +215,9 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       const store = make({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...PER_CREDENTIAL, name: `pc-${fresh()}` };
       const [a, b] = [await known(store), await known(store)];
-      expect((await takeN(store, a, 4, routeClass)).map((v) => v.allowed)).toEqual([
-        true,
-        true,
-        true,
-        false,
-      ]);
+      const verdicts = await callN(store, a, 4, routeClass);
+      expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, false]);
+      expect(verdicts[3]?.deniedBy).toBe('route-class');
       expect((await store.take(b, routeClass)).allowed).toBe(true);
     });
 
@@ -180,73 +237,274 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect((await store.take(id, undefined)).allowed).toBe(true);
     });
 
-    it('lets one probe out for a credential it has not heard of, then what the answer leaves', async () => {
+    it('lets a fresh credential have INITIAL_SEND_WINDOW calls out unanswered, then denies by the window', async () => {
+      const store = make({ capacity: 100, windowMs: 60_000 });
+      const id = await known(store);
+      const { tickets, denied } = await takeUntilDenied(store, id);
+      expect(tickets).toHaveLength(INITIAL_SEND_WINDOW);
+      expect(new Set(tickets).size).toBe(INITIAL_SEND_WINDOW);
+      expect(denied).toMatchObject({ allowed: false, deniedBy: 'window', ticket: undefined });
+      // Ask again in a moment: an answer may come any time.
+      expect(denied.waitMs).toBeGreaterThanOrEqual(1);
+      expect(denied.waitMs).toBeLessThanOrEqual(WINDOW_POLL_MS);
+      // The refusal spent nothing.
+      expect(denied.budget.remaining).toBe(100 - INITIAL_SEND_WINDOW);
+      expect(await store.peek(id)).toMatchObject({ remaining: 100 - INITIAL_SEND_WINDOW });
+    });
+
+    it('widens the window by one per answer while it is kept full', async () => {
+      const store = make({ capacity: 1_000, windowMs: 60_000 });
+      const id = await known(store);
+      const inFlight = (await takeUntilDenied(store, id)).tickets;
+      for (let k = 1; k <= 6; k += 1) {
+        await store.correct(id, undefined, { ticket: inFlight.shift() });
+        const more = await takeUntilDenied(store, id);
+        // One answer left one place, and the window grew by one: two more go.
+        expect(more.tickets).toHaveLength(2);
+        expect(more.denied.deniedBy).toBe('window');
+        inFlight.push(...more.tickets);
+        expect(inFlight).toHaveLength(INITIAL_SEND_WINDOW + k);
+      }
+    });
+
+    it('never widens the window beyond twice the calls that were in flight', async () => {
+      const store = make({ capacity: 1_000, windowMs: 60_000 });
+      const id = await known(store);
+      // Twenty calls answered one at a time: a window nobody filled proves nothing.
+      expect((await callN(store, id, 20)).every((v) => v.allowed)).toBe(true);
+      expect((await takeUntilDenied(store, id)).tickets).toHaveLength(INITIAL_SEND_WINDOW);
+
+      // A window widened to 8, then an answer while only 3 were in flight: 2 × 3, not 9.
+      const other = await known(store);
+      const inFlight = await widen(store, other, 4);
+      expect(inFlight).toHaveLength(8);
+      for (const ticket of inFlight.splice(0, 5)) await store.release(other, undefined, ticket);
+      await store.correct(other, undefined, { ticket: inFlight.shift() });
+      expect(inFlight).toHaveLength(2);
+      expect((await takeUntilDenied(store, other)).tickets).toHaveLength(6 - 2);
+    });
+
+    it("halves the window on a 429 of the credential's window", async () => {
+      const store = make({ capacity: 1_000, windowMs: 60_000 });
+      const id = await known(store);
+      const inFlight = await widen(store, id, 4);
+      expect(inFlight).toHaveLength(8);
+      // A surprise: another client spent the window. The window halves to 4.
+      await store.correct(id, undefined, { blockMs: 1, ticket: inFlight.shift() });
+      await clock.advance(1);
+      // Another call's answer: the window is open again, 600 left; the window widens by one, to 5.
+      await store.correct(id, undefined, {
+        limit: 1_000,
+        remaining: 600,
+        resetMs: 30_000,
+        ticket: inFlight.shift(),
+      });
+      expect(inFlight).toHaveLength(6);
+      // 6 in flight and a window of 5 (without the halving it would be 9 + 1).
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'window' });
+      await store.release(id, undefined, inFlight.shift()!);
+      await store.release(id, undefined, inFlight.shift()!);
+      expect((await takeUntilDenied(store, id)).tickets).toHaveLength(1);
+    });
+
+    it('shrinks a wide window back to the initial one by halvings in silence', async () => {
+      const store = make({ capacity: 1_000, windowMs: 60_000 });
+      const id = await known(store);
+      const inFlight = await widen(store, id, 12);
+      expect(inFlight).toHaveLength(16);
+      for (const ticket of inFlight) await store.release(id, undefined, ticket);
+      const windowNow = async () => {
+        const { tickets } = await takeUntilDenied(store, id);
+        for (const ticket of tickets) await store.release(id, undefined, ticket);
+        return tickets.length;
+      };
+      expect(await windowNow()).toBe(16);
+      await clock.advance(WINDOW_IDLE_MS - 1);
+      expect(await windowNow()).toBe(16);
+      await clock.advance(1);
+      expect(await windowNow()).toBe(8);
+      await clock.advance(WINDOW_IDLE_MS);
+      expect(await windowNow()).toBe(INITIAL_SEND_WINDOW);
+      await clock.advance(10 * WINDOW_IDLE_MS);
+      expect(await windowNow()).toBe(INITIAL_SEND_WINDOW);
+    });
+
+    it('lets one call out for a credential it has not heard of, then what the answer leaves', async () => {
       const store = make({ capacity: 100, windowMs: 60_000 });
       const id = fresh();
-      expect(await store.take(id, undefined)).toMatchObject({ allowed: true });
+      const probe = await store.take(id, undefined);
+      expect(probe).toMatchObject({ allowed: true });
       const waiting = await store.take(id, undefined);
-      expect(waiting).toMatchObject({ allowed: false, deniedBy: 'probe' });
-      expect(waiting.waitMs).toBeLessThanOrEqual(10);
+      expect(waiting).toMatchObject({ allowed: false, deniedBy: 'window' });
+      expect(waiting.waitMs).toBeLessThanOrEqual(WINDOW_POLL_MS);
       // The probe's answer: another client spent the window down to 3.
-      await store.correct(id, undefined, { limit: 100, remaining: 3, resetMs: 30_000 });
-      const verdicts = await takeN(store, id, 4);
+      await store.correct(id, undefined, {
+        limit: 100,
+        remaining: 3,
+        resetMs: 30_000,
+        ticket: probe.ticket,
+      });
+      const verdicts = await callN(store, id, 4);
       expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, false]);
       expect(verdicts[3]?.deniedBy).toBe('credential');
     });
 
-    it('ends the probe lease when an attempt gets no answer: the next call is the probe', async () => {
-      const store = make({ capacity: 100, windowMs: 60_000 });
-      const id = fresh();
-      expect(await store.take(id, undefined)).toMatchObject({ allowed: true });
-      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
-      // The probe's connection was refused or cut: nothing learnt, and nobody waits for it.
-      await store.release(id);
-      expect(await store.take(id, undefined)).toMatchObject({ allowed: true });
-      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
-      // Spent all the same: the attempts count against the window (98 of 100 left).
-      expect(await store.peek(id)).toMatchObject({ remaining: 98 });
+    it('lets one call out at a time for a view gone stale without answers', async () => {
+      const store = make({ capacity: 100, windowMs: 600_000 });
+      const id = await known(store);
+      expect((await takeUntilDenied(store, id)).tickets).toHaveLength(INITIAL_SEND_WINDOW);
+      await clock.advance(STALE_AFTER_MS);
+      // The leases of those calls ended long ago; the view is a minute old: one call.
+      expect((await takeUntilDenied(store, id)).tickets).toHaveLength(1);
     });
 
-    it('keeps a token the upstream refused (401) unproven: its next call is a probe again', async () => {
+    it('frees a place in the window when a call is released by its ticket, and only then', async () => {
+      const store = make({ capacity: 100, windowMs: 60_000 });
+      const id = await known(store);
+      const { tickets } = await takeUntilDenied(store, id);
+      // Another ticket (not one of this credential's calls) frees nothing.
+      await store.release(id, undefined, 'not-a-ticket-of-this-credential');
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'window' });
+      await store.release(id, undefined, tickets[2]!);
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: true });
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'window' });
+      // Released, not refunded: every attempt counts against the window.
+      expect(await store.peek(id)).toMatchObject({ remaining: 100 - INITIAL_SEND_WINDOW - 1 });
+    });
+
+    it('ends the lease of an unanswered call after CALL_LEASE_MS', async () => {
+      const store = make({ capacity: 100, windowMs: 600_000 });
+      const id = await known(store);
+      expect((await takeUntilDenied(store, id)).tickets).toHaveLength(INITIAL_SEND_WINDOW);
+      await clock.advance(CALL_LEASE_MS - 1);
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'window' });
+      await clock.advance(1);
+      expect((await takeUntilDenied(store, id)).tickets).toHaveLength(INITIAL_SEND_WINDOW);
+    });
+
+    it('keeps a token the upstream refused (401) unproven: one call at a time', async () => {
       const store = make({ capacity: 100, windowMs: 60_000 });
       const id = fresh();
-      expect((await store.take(id, undefined)).allowed).toBe(true);
+      const first = await store.take(id, undefined);
+      expect(first.allowed).toBe(true);
       await store.correct(id, undefined, {
         limit: 100,
         remaining: 90,
         resetMs: 30_000,
         unauthenticated: true,
+        ticket: first.ticket,
       });
       expect((await store.take(id, undefined)).allowed).toBe(true);
-      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'window' });
     });
 
-    it("gives a 401'd call its route-class slot back, but not its place in the unproven pool", async () => {
+    it("gives a 401'd call's own route-class entry back, not another call's", async () => {
       const store = make({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...CLASS, limit: 4, name: `refund-${fresh()}` };
-      const [tenant, other] = [await known(store), await known(store)];
-      expect((await takeN(store, tenant, 3, routeClass)).every((v) => v.allowed)).toBe(true);
+      const [tenant, other, third] = [await known(store), await known(store), await known(store)];
+      // The class's log: tenant at 0 s, junk at 1 s, tenant at 2 s and 3 s.
+      expect((await call(store, tenant, routeClass)).allowed).toBe(true);
+      await clock.advance(1_000);
       const junk = fresh();
-      expect((await store.take(junk, routeClass)).allowed).toBe(true);
+      const junkCall = await store.take(junk, routeClass);
+      expect(junkCall.allowed).toBe(true);
+      await clock.advance(1_000);
+      expect((await call(store, tenant, routeClass)).allowed).toBe(true);
+      await clock.advance(1_000);
+      expect((await call(store, tenant, routeClass)).allowed).toBe(true);
       expect((await store.take(other, routeClass)).allowed).toBe(false); // the class is full
       // The junk token's 401: the upstream never counted it, so the class has room again…
-      await store.correct(junk, routeClass, { unauthenticated: true });
-      expect((await store.take(other, routeClass)).allowed).toBe(true);
-      // …while unknown tokens' quarter of the class (1 of 4) stays used for the window.
-      expect(await store.take(fresh(), routeClass)).toMatchObject({ allowed: false });
+      await store.correct(junk, routeClass, { unauthenticated: true, ticket: junkCall.ticket });
+      expect((await call(store, other, routeClass)).allowed).toBe(true);
+      // …and the entry that left is the junk call's (1 s): when the 0 s call leaves the window,
+      // the one after it to leave is the 2 s call.
+      await clock.advance(60_000 - 3_000);
+      expect((await call(store, third, routeClass)).allowed).toBe(true);
+      const next = await store.take(third, routeClass);
+      expect(next).toMatchObject({ allowed: false, deniedBy: 'route-class', waitMs: 2_000 });
     });
 
-    it('probes again once the known window has ended', async () => {
+    it('answers a short wait while a full shared class holds unproven calls in flight, the full wait once they are answered', async () => {
+      const store = make({ capacity: 100, windowMs: 60_000 });
+      const routeClass = { ...CLASS, limit: 4, name: `unproven-${fresh()}` };
+      const [tenant, other] = [await known(store), await known(store)];
+      expect((await callN(store, tenant, 2, routeClass)).every((v) => v.allowed)).toBe(true);
+      await clock.advance(1_000);
+      // Two tokens the upstream has never answered: their calls are in flight.
+      const [a, b] = [fresh(), fresh()];
+      const calls = [await store.take(a, routeClass), await store.take(b, routeClass)];
+      expect(calls.every((v) => v.allowed)).toBe(true);
+      // Full only because of them: a 401 may give room back any moment.
+      const soon = await store.take(other, routeClass);
+      expect(soon).toMatchObject({ allowed: false, deniedBy: 'route-class' });
+      expect(soon.waitMs).toBeLessThanOrEqual(WINDOW_POLL_MS);
+      // One is answered (proven, counted): the other is still in flight.
+      await store.correct(a, routeClass, { ticket: calls[0]!.ticket });
+      expect((await store.take(other, routeClass)).waitMs).toBeLessThanOrEqual(WINDOW_POLL_MS);
+      // The other ends without an answer: nothing unproven in flight, the wait is the window's.
+      await store.release(b, routeClass, calls[1]!.ticket!);
+      expect(await store.take(other, routeClass)).toMatchObject({
+        allowed: false,
+        deniedBy: 'route-class',
+        waitMs: 60_000 - 1_000,
+      });
+    });
+
+    it('keeps the write reserve: reads stop at a tenth left, background and explorer earlier', async () => {
+      const store = make({ capacity: 100, windowMs: 600_000, writeReserveShare: 0.1 });
+      const id = fresh();
+      await store.correct(id, undefined, { limit: 100, remaining: 21, resetMs: 300_000 });
+      expect(await store.peek(id)).toMatchObject({ remaining: 21, writeReserve: 10 });
+      const leftAfter = async (priority: CallPriority) => {
+        const verdicts = await callN(store, id, 30, undefined, priority);
+        const refusal = verdicts.find((v) => !v.allowed);
+        return {
+          sent: verdicts.filter((v) => v.allowed).length,
+          refusal,
+          left: (await store.peek(id)).remaining,
+        };
+      };
+      const explorer = await leftAfter('explorer');
+      expect(explorer).toMatchObject({ sent: 1, left: 20 });
+      // The wait: until the window's end, when it is known.
+      expect(explorer.refusal).toMatchObject({ deniedBy: 'reserve', waitMs: 300_000 });
+      expect(await leftAfter('background')).toMatchObject({
+        sent: 5,
+        left: 15,
+        refusal: { deniedBy: 'reserve' },
+      });
+      expect(await leftAfter('read')).toMatchObject({
+        sent: 5,
+        left: 10,
+        refusal: { deniedBy: 'reserve', waitMs: 300_000, budget: { writeReserve: 10 } },
+      });
+      // Writes spend the window to its last call.
+      expect(await leftAfter('write')).toMatchObject({
+        sent: 10,
+        left: 0,
+        refusal: { deniedBy: 'credential' },
+      });
+    });
+
+    it('hands out only its share of every limit', async () => {
+      const store = make({ capacity: 40, windowMs: 60_000 }, 0.25);
+      const id = await known(store);
+      const verdicts = await callN(store, id, 11);
+      expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
+      expect(verdicts[0]?.budget.limit).toBe(10);
+    });
+
+    it('lets a stale view out again once the known window has ended, one call at a time', async () => {
       const store = make({ capacity: 100, windowMs: 60_000 });
       const id = await known(store);
       await store.correct(id, undefined, { remaining: 50, resetMs: 30_000 });
-      expect((await takeN(store, id, 2)).every((v) => v.allowed)).toBe(true);
+      expect((await callN(store, id, 2)).every((v) => v.allowed)).toBe(true);
       await clock.advance(30_000);
       expect((await store.take(id, undefined)).allowed).toBe(true);
-      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'window' });
     });
 
-    it('honours a Retry-After longer than the window for one window, then probes', async () => {
+    it('honours a Retry-After longer than the window for one window, then lets one call out', async () => {
       const store = make({ capacity: 100, windowMs: 60_000 });
       const id = await known(store);
       await store.correct(id, undefined, { blockMs: 86_400_000 });
@@ -254,37 +512,17 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect(blocked).toMatchObject({ allowed: false, deniedBy: 'credential', waitMs: 60_000 });
       await clock.advance(60_000);
       expect((await store.take(id, undefined)).allowed).toBe(true);
-      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'probe' });
+      expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'window' });
     });
 
     it("keeps a fifth of a class every credential shares out of any one credential's reach", async () => {
       const store = make({ capacity: 100, windowMs: 60_000 });
       const routeClass = { ...CLASS, limit: 10, name: `fair-${fresh()}` };
       const [a, b] = [await known(store), await known(store)];
-      const burst = await takeN(store, a, 9, routeClass);
+      const burst = await callN(store, a, 9, routeClass);
       expect(burst.filter((v) => v.allowed)).toHaveLength(8);
       expect(burst[8]).toMatchObject({ allowed: false, deniedBy: 'route-class' });
-      expect((await takeN(store, b, 2, routeClass)).every((v) => v.allowed)).toBe(true);
-    });
-
-    it('lets credentials the upstream never answered take at most a quarter of a shared class', async () => {
-      const store = make({ capacity: 100, windowMs: 60_000 });
-      const routeClass = { ...CLASS, limit: 8, name: `unproven-${fresh()}` };
-      // Three new tokens (junk, or not yet answered): one probe each, two fit in the quarter.
-      const strangers = [fresh(), fresh(), fresh()];
-      const verdicts = [];
-      for (const id of strangers) verdicts.push(await store.take(id, routeClass));
-      expect(verdicts.map((v) => v.allowed)).toEqual([true, true, false]);
-      // A credential the upstream has answered still finds room.
-      expect((await store.take(await known(store), routeClass)).allowed).toBe(true);
-    });
-
-    it('hands out only its share of every limit', async () => {
-      const store = make({ capacity: 40, windowMs: 60_000 }, 0.25);
-      const id = await known(store);
-      const verdicts = await takeN(store, id, 11);
-      expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
-      expect(verdicts[0]?.budget.limit).toBe(10);
+      expect((await callN(store, b, 2, routeClass)).every((v) => v.allowed)).toBe(true);
     });
   });
 }
@@ -303,8 +541,9 @@ describe('a fallback share', () => {
     });
     const id = fresh();
     await store.correct(id, undefined, { limit: 600, remaining: 8, resetMs: 30_000 });
-    const verdicts = await takeN(store, id, 3);
+    const verdicts = await callN(store, id, 3);
     expect(verdicts.map((v) => v.allowed)).toEqual([true, true, false]);
+    expect(verdicts[2]?.deniedBy).toBe('credential');
   });
 });
 
@@ -339,20 +578,59 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
     expect(resetAt - 30_000).toBeLessThan((Number(after) + 1) * 1000);
   });
 
-  it('never lets two replicas together take more than the window, however they race', async () => {
+  /** The same Redis bucket through two replicas' connections. */
+  async function twoReplicas(budget: CredentialBudget) {
     const other = await openTestConnection();
+    const replicas = [redis.connection(), other].map((c) =>
+      createRedisBucketStore({ client: c.client, budget, prefix }),
+    );
+    return { replicas, close: () => other.close() };
+  }
+
+  it('never lets two replicas together take more than the window, however they race', async () => {
+    const { replicas, close } = await twoReplicas({ capacity: 20, windowMs: 60_000 });
     try {
-      const budget = { capacity: 20, windowMs: 60_000 };
-      const replicas = [redis.connection(), other].map((c) =>
-        createRedisBucketStore({ client: c.client, budget, prefix }),
+      const id = fresh();
+      // A known window (nothing refills before its end) with the whole capacity left.
+      await replicas[0]!.correct(id, undefined, { limit: 20, remaining: 20, resetMs: 600_000 });
+      // 60 calls at once, half on each replica; each is answered when sent, and asks again while
+      // the send window holds it back.
+      const outcomes = await Promise.all(
+        Array.from({ length: 60 }, async (_, i) => {
+          const replica = replicas[i % 2]!;
+          for (;;) {
+            const verdict = await replica.take(id, undefined);
+            if (verdict.allowed) {
+              await replica.correct(id, undefined, { ticket: verdict.ticket });
+              return 'sent';
+            }
+            if (verdict.deniedBy !== 'window') return verdict.deniedBy;
+          }
+        }),
       );
-      const id = await known(replicas[0]!);
-      const verdicts = await Promise.all(
-        Array.from({ length: 60 }, (_, i) => replicas[i % 2]!.take(id, undefined)),
-      );
-      expect(verdicts.filter((v) => v.allowed)).toHaveLength(20);
+      expect(outcomes.filter((o) => o === 'sent')).toHaveLength(20);
+      expect(outcomes.filter((o) => o === 'credential')).toHaveLength(40);
     } finally {
-      await other.close();
+      await close();
+    }
+  });
+
+  it('never lets two replicas racing on one credential have more than the window in flight', async () => {
+    const { replicas, close } = await twoReplicas({ capacity: 600, windowMs: 1_399_000 });
+    try {
+      const race = (id: string) =>
+        Promise.all(Array.from({ length: 40 }, (_, i) => replicas[i % 2]!.take(id, undefined)));
+      // A fresh view: the initial window between both replicas, not per replica.
+      const answered = fresh();
+      await replicas[1]!.correct(answered, undefined, {});
+      const fresh4 = await race(answered);
+      expect(fresh4.filter((v) => v.allowed)).toHaveLength(INITIAL_SEND_WINDOW);
+      expect(fresh4.filter((v) => v.deniedBy === 'window')).toHaveLength(40 - INITIAL_SEND_WINDOW);
+      // A view never answered: one call between both.
+      const unknown = await race(fresh());
+      expect(unknown.filter((v) => v.allowed)).toHaveLength(1);
+    } finally {
+      await close();
     }
   });
 
@@ -383,10 +661,11 @@ function sleepRecorder() {
   };
 }
 
-/** A memory store and a limiter on one clock, waiting at most 250 ms for a token. */
+/** A memory store and a limiter on one clock, waiting at most 250 ms for a token (by default). */
 function limiterOn(
-  budget: { capacity: number; windowMs: number },
+  budget: CredentialBudget,
   clock: { now: () => number; sleep: (ms: number) => Promise<void> },
+  options: Partial<LimiterOptions> = {},
 ) {
   const store = createMemoryBucketStore({ budget, now: clock.now });
   const limiter = createTokenBucketLimiter({
@@ -394,19 +673,33 @@ function limiterOn(
     maxWaitMs: 250,
     now: clock.now,
     sleep: clock.sleep,
+    ...options,
   });
   return { store, limiter };
 }
 
+const READ = { priority: 'read' } as const;
+
 describe('token bucket limiter', () => {
+  /** One call through the limiter, answered (with its ticket) as the gateway answers it. */
+  const sendOne = async (
+    limiter: ReturnType<typeof limiterOn>['limiter'],
+    id: string,
+    answer: BudgetCorrection = {},
+  ) => {
+    const grant = await limiter.acquire(id, undefined, READ);
+    await limiter.observe(id, undefined, { ...answer, ticket: grant.ticket });
+    return grant;
+  };
+
   it('waits for a token that comes within the allowed wait', async () => {
     const time = sleepRecorder();
     const { limiter } = limiterOn({ capacity: 10, windowMs: 1_000 }, time);
     const id = fresh();
     await limiter.observe(id, undefined, {});
-    for (let i = 0; i < 10; i += 1) await limiter.acquire(id, undefined);
+    for (let i = 0; i < 10; i += 1) await sendOne(limiter, id);
     expect(time.slept).toEqual([]);
-    await limiter.acquire(id, undefined);
+    await sendOne(limiter, id);
     // One token per windowMs / capacity: the next one comes 100 ms later, and one wait gets it.
     expect(time.slept).toEqual([100]);
   });
@@ -416,7 +709,7 @@ describe('token bucket limiter', () => {
     const { limiter } = limiterOn({ capacity: 2, windowMs: 60_000 }, time);
     const id = fresh();
     await limiter.observe(id, undefined, { remaining: 0, resetMs: 42_000 });
-    const error = await limiter.acquire(id, undefined).catch((e: unknown) => e);
+    const error = await limiter.acquire(id, undefined, READ).catch((e: unknown) => e);
     expect(time.slept).toEqual([]); // no pointless wait
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({
@@ -425,48 +718,180 @@ describe('token bucket limiter', () => {
     });
   });
 
-  it("holds a stale credential's calls for its probe's answer, then lets out only what is left", async () => {
+  it('waits for room that comes before the deadline, and gets it', async () => {
+    const time = sleepRecorder();
+    const { limiter } = limiterOn({ capacity: 10, windowMs: 600_000 }, time, {
+      maxWaitMs: 5_000,
+    });
+    const id = fresh();
+    await limiter.observe(id, undefined, { limit: 10, remaining: 0, resetMs: 2_500 });
+    const grant = await limiter.acquire(id, undefined, {
+      priority: 'read',
+      deadlineAt: time.now() + 3_000,
+    });
+    expect(time.slept).toEqual([2_500]);
+    expect(grant.budget).toMatchObject({ limit: 10, remaining: 9 });
+    expect(typeof grant.ticket).toBe('string');
+  });
+
+  it('refuses at once, with retryAfterSec, a call whose room comes after its deadline', async () => {
+    const time = sleepRecorder();
+    const { limiter } = limiterOn({ capacity: 10, windowMs: 600_000 }, time, {
+      maxWaitMs: 5_000,
+    });
+    const id = fresh();
+    await limiter.observe(id, undefined, { limit: 10, remaining: 0, resetMs: 2_500 });
+    // Within UPSTREAM_BUCKET_WAIT_MS, but after the call's own deadline: no use waiting.
+    const error = await limiter
+      .acquire(id, undefined, { priority: 'read', deadlineAt: time.now() + 2_000 })
+      .catch((e: unknown) => e);
+    expect(time.slept).toEqual([]);
+    expect(error).toMatchObject({
+      code: ErrorCode.RATE_LIMITED,
+      details: { retryAfterSec: 3, limiter: 'CREDENTIAL' },
+    });
+  });
+
+  it('tells onWait and onRefuse which bucket held the call, and its priority', async () => {
+    const time = sleepRecorder();
+    const waits: string[] = [];
+    const refusals: string[] = [];
+    const routeClass = { ...CLASS, limit: 1, name: `told-${fresh()}` };
+    const budget = { capacity: 100, windowMs: 1_000, writeReserveShare: 0.1 };
+    const { limiter } = limiterOn(budget, time, {
+      onWait: (bucket, priority) => waits.push(`${bucket}/${priority}`),
+      onRefuse: (bucket, priority) => refusals.push(`${bucket}/${priority}`),
+    });
+    // A window of unknown end (one token per 10 ms), 11 left: a read reaches the write reserve
+    // after one call, and waits 10 ms for the next token.
+    const reader = fresh();
+    await limiter.observe(reader, undefined, { limit: 100, remaining: 11 });
+    await sendOne(limiter, reader);
+    await sendOne(limiter, reader);
+    // Nothing left: a write waits for the credential's next token.
+    const writer = fresh();
+    await limiter.observe(writer, undefined, { limit: 100, remaining: 0 });
+    await limiter.acquire(writer, undefined, { priority: 'write' });
+    expect(waits).toEqual(['reserve/read', 'credential/write']);
+    // 15 left until the window's end in a minute: the explorer's reserve (20) refuses at once.
+    const explorer = fresh();
+    await limiter.observe(explorer, undefined, { limit: 100, remaining: 15, resetMs: 60_000 });
+    const reserved = await limiter
+      .acquire(explorer, undefined, { priority: 'explorer' })
+      .catch((e: unknown) => e);
+    expect(reserved).toMatchObject({
+      code: ErrorCode.RATE_LIMITED,
+      details: { retryAfterSec: 60, limiter: 'RESERVE' },
+    });
+    // A route class of one call a minute: a background call after a write is refused by it.
+    const poller = fresh();
+    await limiter.observe(poller, undefined, {});
+    const grant = await limiter.acquire(poller, routeClass, { priority: 'write' });
+    await limiter.observe(poller, routeClass, { ticket: grant.ticket });
+    const full = await limiter
+      .acquire(poller, routeClass, { priority: 'background' })
+      .catch((e: unknown) => e);
+    expect(full).toMatchObject({
+      code: ErrorCode.RATE_LIMITED,
+      details: { limiter: 'ROUTE_CLASS' },
+    });
+    expect(refusals).toEqual(['reserve/explorer', `${routeClass.name}/background`]);
+    expect(waits).toHaveLength(2);
+  });
+
+  it("holds a stale credential's calls for its first answer, then lets out only the window and what is left", async () => {
     const clock = manualClock();
     const { limiter } = limiterOn({ capacity: 600, windowMs: 1_399_000 }, clock);
     const id = fresh();
     // One query with 20 root fields: 20 calls at once, for a credential another client has used.
+    const grants: Grant[] = [];
+    let settled = 0;
+    // Calls sent and not answered yet, at most (the upstream answers each round's calls in turn).
+    let maxInFlight = 0;
+    let answered = 0;
     const outcomes = Array.from({ length: 20 }, () =>
-      limiter.acquire(id, undefined).then(
-        () => 'sent',
-        () => 'refused',
+      limiter.acquire(id, undefined, READ).then(
+        (grant) => {
+          grants.push(grant);
+          maxInFlight = Math.max(maxInFlight, grants.length - answered);
+          settled += 1;
+          return 'sent';
+        },
+        (error: unknown) => {
+          settled += 1;
+          return error;
+        },
       ),
     );
-    // One call is the probe; the other 19 wait for its answer.
-    await until(() => clock.sleeping === 19, "19 calls waiting for the probe's answer");
-    // The probe's answer: 5 left in the window.
-    await limiter.observe(id, undefined, { limit: 600, remaining: 5, resetMs: 600_000 });
-    await clock.advance(PROBE_POLL_MS);
-    const settled = await Promise.all(outcomes);
-    expect(settled.filter((o) => o === 'sent')).toHaveLength(1 + 5);
-    expect(settled.filter((o) => o === 'refused')).toHaveLength(14);
+    // Each round: every call is either settled or waiting; the upstream then answers the calls
+    // sent, saying what is left (5 after the first), and time moves to the next poll.
+    const sentPerRound: number[] = [];
+    let left = 5;
+    for (let round = 0; round < 10 && settled < 20; round += 1) {
+      await until(() => settled + clock.sleeping === 20, 'every call sent, refused or waiting');
+      sentPerRound.push(grants.length - answered);
+      for (const grant of grants.slice(answered)) {
+        if (answered > 0) left -= 1;
+        await limiter.observe(id, undefined, {
+          limit: 600,
+          remaining: left,
+          resetMs: 600_000,
+          ticket: grant.ticket,
+        });
+        answered += 1;
+      }
+      await clock.advance(WINDOW_POLL_MS);
+    }
+    const results = await Promise.all(outcomes);
+    // One call first, alone; after its answer (5 left) never more than the initial window at once.
+    expect(sentPerRound[0]).toBe(1);
+    expect(maxInFlight).toBe(INITIAL_SEND_WINDOW);
+    expect(results.filter((o) => o === 'sent')).toHaveLength(1 + 5);
+    const refused = results.filter((o) => o !== 'sent');
+    expect(refused).toHaveLength(14);
+    for (const error of refused) {
+      expect(error).toMatchObject({
+        code: ErrorCode.RATE_LIMITED,
+        details: { retryAfterSec: 600, limiter: 'CREDENTIAL' },
+      });
+    }
   });
 
-  it("lets a stale credential's waiting calls go as soon as its probe fails without an answer", async () => {
+  it('lets a call waiting for the window go as soon as the call in flight is released', async () => {
     const clock = manualClock();
     const { limiter } = limiterOn({ capacity: 600, windowMs: 1_399_000 }, clock);
     const id = fresh();
-    await limiter.acquire(id, undefined); // the probe
-    const waiting = limiter.acquire(id, undefined);
-    await until(() => clock.sleeping === 1, "a call waiting for the probe's answer");
-    await limiter.release(id); // the probe's connection was refused
-    await clock.advance(PROBE_POLL_MS);
-    // Sent (as the next probe), not refused as if the budget were spent.
-    await expect(waiting).resolves.toMatchObject({ remaining: 598 });
+    const first = await limiter.acquire(id, undefined, READ); // never answered: a window of one
+    const waiting = limiter.acquire(id, undefined, READ);
+    await until(() => clock.sleeping === 1, 'a call waiting for the window');
+    await limiter.release(id, undefined, first.ticket); // its connection was refused
+    await clock.advance(WINDOW_POLL_MS);
+    // Sent, not refused as if the budget were spent.
+    await expect(waiting).resolves.toMatchObject({ budget: { remaining: 598 } });
   });
 
-  it("ends a wait for a probe's answer at the attempt's deadline, as the upstream not answering", async () => {
+  it('wakes a call waiting for the window on the answer, without waiting for the next poll', async () => {
+    const clock = manualClock();
+    const { limiter } = limiterOn({ capacity: 600, windowMs: 1_399_000 }, clock);
+    const id = fresh();
+    const first = await limiter.acquire(id, undefined, READ);
+    const waiting = limiter.acquire(id, undefined, READ);
+    await until(() => clock.sleeping === 1, 'a call waiting for the window');
+    // The clock does not move: only the answer can let it go.
+    await limiter.observe(id, undefined, { ticket: first.ticket });
+    await expect(waiting).resolves.toMatchObject({ budget: { remaining: 598 } });
+  });
+
+  it('ends a wait for the window at the signal, as the upstream not answering', async () => {
     const clock = manualClock();
     const { store, limiter } = limiterOn({ capacity: 600, windowMs: 1_399_000 }, clock);
     const id = fresh();
-    await limiter.acquire(id, undefined); // the probe, which hangs
+    await limiter.acquire(id, undefined, READ); // the first call, which hangs
     const deadline = new AbortController();
-    const waiting = limiter.acquire(id, undefined, deadline.signal).catch((e: unknown) => e);
-    await until(() => clock.sleeping === 1, "a call waiting for the probe's answer");
+    const waiting = limiter
+      .acquire(id, undefined, { priority: 'read', signal: deadline.signal })
+      .catch((e: unknown) => e);
+    await until(() => clock.sleeping === 1, 'a call waiting for the window');
     deadline.abort();
     const error = await waiting;
     expect(error).toBeInstanceOf(GatewayError);
@@ -474,14 +899,19 @@ describe('token bucket limiter', () => {
     expect(await store.peek(id)).toMatchObject({ remaining: 599 }); // it took nothing
   });
 
-  it('ends a wait for a token at the deadline with RATE_LIMITED', async () => {
+  it('ends a wait for a token at the signal with RATE_LIMITED', async () => {
     const clock = manualClock();
     const { limiter } = limiterOn({ capacity: 10, windowMs: 1_000 }, clock);
     const id = fresh();
     await limiter.observe(id, undefined, {});
-    for (let i = 0; i < 10; i += 1) await limiter.acquire(id, undefined);
+    for (let i = 0; i < 10; i += 1) {
+      const grant = await limiter.acquire(id, undefined, READ);
+      await limiter.observe(id, undefined, { ticket: grant.ticket });
+    }
     const deadline = new AbortController();
-    const waiting = limiter.acquire(id, undefined, deadline.signal).catch((e: unknown) => e);
+    const waiting = limiter
+      .acquire(id, undefined, { priority: 'read', signal: deadline.signal })
+      .catch((e: unknown) => e);
     await until(() => clock.sleeping === 1, 'a call waiting for a token');
     deadline.abort();
     expect(await waiting).toMatchObject({ code: ErrorCode.RATE_LIMITED });
@@ -489,12 +919,19 @@ describe('token bucket limiter', () => {
 
   it('answers the budget without spending it', async () => {
     const limiter = createTokenBucketLimiter({
-      store: createMemoryBucketStore({ budget: { capacity: 600, windowMs: 1_399_000 } }),
+      store: createMemoryBucketStore({
+        budget: { capacity: 600, windowMs: 1_399_000, writeReserveShare: 0.1 },
+      }),
       maxWaitMs: 0,
     });
     const credential = { id: fresh() } as Parameters<typeof limiter.snapshot>[0];
-    expect(await limiter.snapshot(credential)).toEqual({ limit: 600, remaining: 600, resetSec: 0 });
-    await limiter.acquire(credential.id, undefined);
+    expect(await limiter.snapshot(credential)).toEqual({
+      limit: 600,
+      remaining: 600,
+      resetSec: 0,
+      writeReserve: 60,
+    });
+    await limiter.acquire(credential.id, undefined, READ);
     expect(await limiter.snapshot(credential)).toMatchObject({ remaining: 599 });
   });
 });
