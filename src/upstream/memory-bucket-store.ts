@@ -225,12 +225,11 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
         inFlight.size + answered,
       );
       if (routeClass && ticket !== undefined) {
-        const windows = windowsOf(credentialId, routeClass, at);
-        windows[0]?.log.unproven.delete(ticket);
+        classLogOf(credentialId, routeClass, at).unproven.delete(ticket);
         if (correction.unauthenticated) {
           // The upstream never counted the call (a refused token): every log gets it back.
-          for (const { log } of windows) {
-            const index = log.calls.findIndex((call) => call.ticket === ticket);
+          for (const { log } of windowsOf(credentialId, routeClass, at)) {
+            const index = log.calls.findLastIndex((call) => call.ticket === ticket);
             if (index >= 0) log.calls.splice(index, 1);
           }
         }

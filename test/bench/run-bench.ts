@@ -539,7 +539,7 @@ async function main(): Promise<void> {
         `CPU per request ${pct(((on.cpuPerRequest ?? NaN) / (off.cpuPerRequest ?? NaN) - 1) * 100)}`,
       `   the limiter alone, per upstream call (take + correction): memory ${fixed(limiterMemUs)} µs` +
         (withRedis
-          ? `, Redis ${fixed(limiterRedis)} µs (one Lua EVALSHA per take; corrections only when an answer changes the budget)`
+          ? `, Redis ${fixed(limiterRedis)} µs (two Lua EVALSHAs per call: the take, and the answer that ends its place in the send window)`
           : ''),
       '',
       `d. Gateway CPU per request (user + system, all threads, /proc/<pid>/stat): cache hit ` +
