@@ -30,7 +30,8 @@ const upward = LAYERS.slice(1).map((layer, index) => ({
 
 /**
  * Libraries loaded only when they are used (each a tenth or more of start-up): one module wraps each,
- * and the rest of src/ imports that module by type or with a dynamic import.
+ * and the rest of src/ imports that module by type or with a dynamic import (`module` is a pattern
+ * where a few modules share a library: they may import each other).
  */
 const ON_DEMAND = [
   {
@@ -40,8 +41,8 @@ const ON_DEMAND = [
   },
   {
     name: 'tracing',
-    module: 'src/observability/tracing.ts',
-    libraries: '(@opentelemetry/sdk-trace-base)',
+    module: 'src/observability/(tracing|otlp-exporter|trace-context).ts',
+    libraries: '(@opentelemetry/(sdk-trace-base|core|resources|exporter-trace-otlp-[a-z]+))',
   },
 ];
 

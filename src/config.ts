@@ -294,9 +294,49 @@ const ConfigSchema = z.object({
     ),
   METRICS: bool.default('true').describe('Prometheus metrics on `GET /metrics`.'),
   TRACING: z
-    .enum(['off', 'log'])
+    .enum(['off', 'log', 'otlp'])
     .default('off')
-    .describe('OpenTelemetry tracing: off, or `log` (finished spans as JSON log lines).'),
+    .describe(
+      'OpenTelemetry tracing (docs/tracing.md): off; `log` (finished spans as JSON log lines); `otlp` (batched to a collector over OTLP/HTTP, the OTEL_EXPORTER_OTLP_* variables).',
+    ),
+  TRACING_TRUST_TRACEPARENT: bool
+    .default('false')
+    .describe(
+      'Whether a request\'s `traceparent`/`tracestate` headers continue the caller\'s trace (`true`: behind your own traced edge) or only become a link of a new trace (`false`: clients cannot choose trace ids or sampling). docs/tracing.md "Incoming trace context".',
+    ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
+    .optional()
+    .describe(
+      'TRACING=otlp: the collector base URL; traces go to its `v1/traces` path (default `http://localhost:4318`).',
+    ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
+    .optional()
+    .describe(
+      'TRACING=otlp: the full traces URL, used as is (e.g. `http://collector:4318/v1/traces`); wins over OTEL_EXPORTER_OTLP_ENDPOINT.',
+    ),
+  // `grpc` is accepted here (a platform may set it for other processes) and refused below only
+  // when it would apply: Weft exports over OTLP/HTTP.
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(['http/protobuf', 'http/json', 'grpc'])
+    .optional()
+    .describe(
+      'TRACING=otlp: the OTLP encoding; unset: `http/protobuf`. `grpc` is refused with TRACING=otlp.',
+    ),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
+    .enum(['http/protobuf', 'http/json', 'grpc'])
+    .optional()
+    .describe('TRACING=otlp: the encoding of traces; wins over OTEL_EXPORTER_OTLP_PROTOCOL.'),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .min(1)
+    .default('weft')
+    .describe("The `service.name` of Weft's spans."),
   UPLOAD_MAX_BYTES: int(1)
     .default(100 * 1024 * 1024)
     .describe(
@@ -408,6 +448,14 @@ function crossFieldProblems(config: ParsedConfig): string[] {
     problems.push(
       'UPSTREAM_URL: required in production (the provider base URL); ' +
         'set UPSTREAM=embedded to serve the simulator on purpose',
+    );
+  }
+  const tracesProtocol =
+    config.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL;
+  if (config.TRACING === 'otlp' && tracesProtocol === 'grpc') {
+    problems.push(
+      'OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported with TRACING=otlp ' +
+        '(http/protobuf or http/json; set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL for Weft alone)',
     );
   }
   // Replicas with their own random HMAC keys would share Redis but none of its keys.

@@ -78,14 +78,15 @@ export async function createGateway(
   const credentialOf = createRequestCredential(credentialFor);
   const metrics = config.METRICS ? createGatewayMetrics() : undefined;
   const tracing =
-    config.TRACING === 'log'
-      ? await import('../observability/tracing.ts').then(
-          ({ createTracing, createLogSpanExporter }) =>
-            createTracing(
-              createLogSpanExporter((logger as FastifyBaseLogger).child({ component: 'tracing' })),
-            ),
-        )
-      : undefined;
+    config.TRACING === 'off'
+      ? undefined
+      : await import('../observability/tracing.ts').then(({ loadTracing }) =>
+          loadTracing(
+            config,
+            (logger as FastifyBaseLogger).child({ component: 'tracing' }),
+            upstreamUrl,
+          ),
+        );
   const upstreamStack = await createUpstreamStack(
     config,
     logger as FastifyBaseLogger,
@@ -141,6 +142,8 @@ export async function createGateway(
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
+  // The SERVER span of each GraphQL request (docs/tracing.md), from its first hook on.
+  tracing?.traceRoute(app, GRAPHQL_PATH);
   // While shutting down, responses to in-flight requests close their keep-alive connection, so the
   // server can finish instead of waiting out the clients' idle sockets.
   let closing = false;
@@ -242,7 +245,7 @@ export async function createGateway(
           logger: request.log,
           storeIdHeader: storeIdHeaderOf(request.headers),
           facts: createRequestFacts(),
-          trace: tracing ? { span: undefined } : undefined,
+          trace: tracing ? { span: tracing.requestSpan(request) } : undefined,
           replayKey: request.replayKey,
           noteOperation: (fields) => {
             request.operationLog = fields;

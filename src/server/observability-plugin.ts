@@ -1,8 +1,10 @@
 /**
  * Apollo plugin: one metrics observation per GraphQL operation (name, outcome, latency), and, with
- * tracing on, the operation's span — the parent of its upstream call spans.
+ * tracing on, the operation's span — a child of its HTTP request's span and the parent of its
+ * upstream attempt spans (docs/tracing.md).
  */
 import type { ApolloServerPlugin } from '@apollo/server';
+import type { Span } from '@opentelemetry/api';
 import type { GatewayContext } from '../kit/request-context.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
@@ -14,12 +16,18 @@ export function observabilityPlugin(
   return {
     async requestDidStart({ contextValue }) {
       const started = performance.now();
+      let operationSpan: Span | undefined;
       return {
-        async didResolveOperation({ operationName, operation }) {
-          if (!tracing || !contextValue.trace) return;
-          const span = tracing.startOperation(operationName);
-          if (operation) span.setAttribute('graphql.operation.type', operation.operation);
-          contextValue.trace.span = span;
+        async didResolveOperation({ operationName, operation, queryHash }) {
+          const holder = contextValue.trace;
+          if (!tracing || !holder || !operation) return;
+          // The holder held the request's span until now: upstream calls become this span's children.
+          operationSpan = tracing.startOperation(holder.span, {
+            type: operation.operation,
+            name: operationName,
+            documentHash: queryHash,
+          });
+          holder.span = operationSpan;
         },
         async willSendResponse({ operationName, errors }) {
           const failed = (errors?.length ?? 0) > 0;
@@ -28,8 +36,7 @@ export function observabilityPlugin(
             failed ? 'error' : 'success',
             (performance.now() - started) / 1000,
           );
-          const span = contextValue.trace?.span;
-          if (span && tracing) tracing.endOperation(span, errors?.length ?? 0);
+          if (operationSpan && tracing) tracing.endOperation(operationSpan, errors ?? []);
         },
       };
     },

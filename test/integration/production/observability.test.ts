@@ -146,10 +146,10 @@ describe('tracing', () => {
     const spans = stack.logs
       .map((line) => JSON.parse(line))
       .filter((entry) => entry.msg === 'trace span');
-    const operation = spans.find((span) => span.span === 'graphql.operation');
-    const upstream = spans.find((span) => span.span === `upstream ${ROUTE}`);
+    const operation = spans.find((span) => span.span === 'query');
+    const upstream = spans.find((span) => span.span === ROUTE);
     expect(operation.attributes['graphql.operation.name']).toBe('CertificateList');
-    expect(operation.attributes['graphql.errors']).toBe(0);
+    expect(operation.attributes['weft.graphql.error_count']).toBe(0);
     expect(upstream.parentSpanId).toBe(operation.spanId);
     expect(upstream.traceId).toBe(operation.traceId);
     expect(JSON.stringify(spans)).not.toContain('demo-token');
