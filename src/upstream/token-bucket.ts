@@ -38,6 +38,7 @@ import {
   answerWindow,
   type SendWindowState,
 } from './send-window.ts';
+import { createWindowQueue, type WindowPlace } from './window-queue.ts';
 
 /** The configured budget of every credential. */
 export interface CredentialBudget {
@@ -288,7 +289,8 @@ export interface LimiterOptions {
   /** The longest a call waits for a token (`UPSTREAM_BUCKET_WAIT_MS`), deadline permitting. */
   readonly maxWaitMs: number;
   readonly now?: () => number;
-  readonly sleep?: (ms: number) => Promise<unknown>;
+  /** Sleeps `ms`; `signal` ends the sleep early (the wait is over for another reason). */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
   /** Told when a call waits for a token, and when it is refused (metrics). */
   readonly onWait?: (bucket: string, priority: CallPriority) => void;
   readonly onRefuse?: (bucket: string, priority: CallPriority) => void;
@@ -345,41 +347,11 @@ export const newTicket = (): string =>
 
 export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLimiter {
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => delay(ms));
+  const sleep =
+    options.sleep ??
+    ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined));
   const { store } = options;
-  /**
-   * Calls waiting for room in their credential's send window, woken by each answer this replica
-   * gets for that credential (answers on other replicas are seen at the next poll).
-   */
-  const waitingForAnswers = new Map<string, Set<() => void>>();
-  const answerArrived = (credentialId: string) => {
-    const waiting = waitingForAnswers.get(credentialId);
-    if (!waiting) return;
-    waitingForAnswers.delete(credentialId);
-    for (const wake of waiting) wake();
-  };
-  const nextAnswer = (credentialId: string): { arrived: Promise<void>; dispose(): void } => {
-    let waiting = waitingForAnswers.get(credentialId);
-    if (!waiting) {
-      waiting = new Set();
-      waitingForAnswers.set(credentialId, waiting);
-    }
-    const set = waiting;
-    let wake = () => undefined as void;
-    const arrived = new Promise<void>((resolve) => {
-      wake = resolve;
-      set.add(resolve);
-    });
-    return {
-      arrived,
-      dispose() {
-        set.delete(wake);
-        if (set.size === 0 && waitingForAnswers.get(credentialId) === set) {
-          waitingForAnswers.delete(credentialId);
-        }
-      },
-    };
-  };
+  const line = createWindowQueue();
 
   return {
     async acquire(credentialId, routeClass, { priority, deadlineAt, signal }) {
@@ -389,16 +361,24 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
       const answersGiveUpAt = deadlineAt ?? start + options.maxWaitMs + CALL_LEASE_MS;
       const ticket = newTicket();
       const abort = abortOf(signal);
+      /** This call's place in line for its credential's send window, once it had to wait. */
+      let place: WindowPlace | undefined;
       /**
        * Sleeps (or until `early` settles) unless the deadline comes first; then `refusal` is what
        * the caller gets.
        */
       const wait = async (ms: number, refusal: () => GatewayError, early?: Promise<void>) => {
+        // Ended with the wait: thousands of calls in line must not leave a timer each behind.
+        const timer = new AbortController();
         const slept = await Promise.race([
-          sleep(ms).then(() => !signal?.aborted),
+          sleep(ms, timer.signal).then(
+            () => !signal?.aborted,
+            () => false,
+          ),
           abort.aborted.then(() => false),
           ...(early ? [early.then(() => !signal?.aborted)] : []),
         ]);
+        timer.abort();
         if (!slept) throw refusal();
       };
       try {
@@ -407,12 +387,11 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
           if (verdict.allowed) return { budget: verdict.budget, ticket };
           if (verdict.deniedBy === 'window') {
             if (now() + verdict.waitMs > answersGiveUpAt) throw probeUnanswered();
-            const answer = nextAnswer(credentialId);
-            try {
-              await wait(Math.min(verdict.waitMs, WINDOW_POLL_MS), probeUnanswered, answer.arrived);
-            } finally {
-              answer.dispose();
-            }
+            place ??= line.join(credentialId);
+            const { woken, polls } = place.next();
+            // Polling is for what this replica cannot hear of; the rest wait for their turn.
+            const pollMs = polls ? Math.min(verdict.waitMs, WINDOW_POLL_MS) : CALL_LEASE_MS;
+            await wait(pollMs, probeUnanswered, woken);
             continue;
           }
           const bucket = bucketName(verdict.deniedBy, routeClass);
@@ -427,16 +406,17 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
         }
       } finally {
         abort.dispose();
+        place?.leave();
       }
     },
     async observe(credentialId, routeClass, correction) {
       const corrected = await store.correct(credentialId, routeClass, correction);
-      answerArrived(credentialId);
+      line.answered(credentialId);
       return corrected;
     },
     async release(credentialId, routeClass, ticket) {
       await store.release(credentialId, routeClass, ticket);
-      answerArrived(credentialId);
+      line.answered(credentialId);
     },
     snapshot: (credential: Credential) => store.peek(credential.id),
   };

@@ -17,8 +17,11 @@ export interface ManualClock {
   now(): number;
   /** Moves time forward and ends every sleep that is due, in the order they end. */
   advance(ms: number): Promise<void>;
-  /** A sleep on this clock: it ends when `advance` passes its end. */
-  sleep(ms: number): Promise<void>;
+  /**
+   * A sleep on this clock: it ends when `advance` passes its end, or (unresolved, no longer
+   * counted as sleeping) when `signal` aborts.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Sleeps not yet ended. */
   readonly sleeping: number;
 }
@@ -37,8 +40,19 @@ export function manualClock(start = Date.now()): ManualClock {
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     },
-    sleep(ms) {
-      return new Promise<void>((wake) => sleepers.push({ until: at + ms, wake }));
+    sleep(ms, signal) {
+      return new Promise<void>((wake) => {
+        const sleeper = { until: at + ms, wake };
+        sleepers.push(sleeper);
+        signal?.addEventListener(
+          'abort',
+          () => {
+            const index = sleepers.indexOf(sleeper);
+            if (index >= 0) sleepers.splice(index, 1);
+          },
+          { once: true },
+        );
+      });
     },
     get sleeping() {
       return sleepers.length;
