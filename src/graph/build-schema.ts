@@ -8,7 +8,8 @@
  *   (src/stitching/): renamed by the collision rule, routed per store, batched per subgraph;
  * - `Store` fields for the catalog and tax reads;
  * - then the local fields unwrapped from stitching's merged-type completion, which no type of this
- *   graph needs (`local-field-resolvers.ts`).
+ *   graph needs (`local-field-resolvers.ts`);
+ * - and every resolver made to name its field's path to the upstream ledger (`ledger-paths.ts`).
  *
  * Everything is read from disk once at start-up; nothing is introspected.
  */
@@ -22,6 +23,7 @@ import { commerceResolvers } from '../commerce/commerce.resolvers.ts';
 import { hostingResolvers } from '../hosting/hosting.resolvers.ts';
 import { createRemoteSubschemas } from '../stitching/remote-subschemas.ts';
 import { DateTimeScalar } from './date-time.scalar.ts';
+import { withFieldPaths } from './ledger-paths.ts';
 import { unwrapLocalFields } from './local-field-resolvers.ts';
 import { nodeResolvers } from './node.resolvers.ts';
 import { viewerResolvers } from './viewer.resolvers.ts';
@@ -54,5 +56,5 @@ export async function buildGatewaySchema(): Promise<GraphQLSchema> {
     typeDefs: [...typeDefs, remote.storeExtension.typeDefs],
     resolvers: [...localResolvers, remote.storeExtension.resolvers] as never,
   });
-  return unwrapLocalFields(stitched, typeDefs, localResolvers);
+  return withFieldPaths(unwrapLocalFields(stitched, typeDefs, localResolvers));
 }

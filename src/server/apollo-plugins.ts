@@ -81,11 +81,18 @@ export function requestLifecyclePlugin(): ApolloServerPlugin<GatewayContext> {
   };
 }
 
+/** The caller's budget without spending it; undefined without a credential (or a readable store). */
+async function budgetOf(context: GatewayContext) {
+  if (!context.credential) return undefined;
+  return context.budget.snapshot(context.credential).catch(() => undefined);
+}
+
 /**
  * Reports back what the upstream layer learned while serving the request (see
  * `upstream/request-facts.ts`): when it spent budget, the caller's budget after the last spend as
- * `RateLimit-Limit/Remaining/Reset` headers and `extensions.rateLimit`; when a value was served
- * stale because the upstream failed, `extensions.stale` with its age and the upstream routes.
+ * `RateLimit-Limit/Remaining/Reset/Write-Reserve` headers and `extensions.rateLimit`; when a value
+ * was served stale because the upstream failed, `extensions.stale` with its age and the upstream
+ * routes; when the request asked for its ledger, `extensions.upstream`.
  */
 export function upstreamFactsPlugin(): ApolloServerPlugin<GatewayContext> {
   return {
@@ -102,6 +109,13 @@ export function upstreamFactsPlugin(): ApolloServerPlugin<GatewayContext> {
             response.http.headers.set('ratelimit-reset', String(budget.resetSec));
             response.http.headers.set('ratelimit-write-reserve', String(budget.writeReserve));
             extensions.rateLimit = { ...budget };
+          }
+          if (facts.ledger) {
+            await facts.ledger.settled();
+            // After the operation, spent or not: a snapshot costs no upstream call.
+            const after =
+              (facts.spent > 0 ? facts.budget : undefined) ?? (await budgetOf(contextValue));
+            extensions.upstream = facts.ledger.report(after ?? null);
           }
           if (facts.stale.length > 0) {
             extensions.stale = {

@@ -29,6 +29,7 @@ export const CORS_ALLOWED_HEADERS = [
   'x-store-id',
   'idempotency-key',
   'weft-priority',
+  'weft-trace',
   REQUEST_ID_HEADER,
 ];
 

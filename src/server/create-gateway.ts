@@ -24,6 +24,7 @@ import { createUpstreamStack } from '../upstream/create-upstream-stack.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { requestLifecyclePlugin, upstreamFactsPlugin } from './apollo-plugins.ts';
 import { createRequestFacts } from '../upstream/request-facts.ts';
+import { createUpstreamLedger } from '../upstream/upstream-ledger.ts';
 import { requestPriorityOf } from '../upstream/call-priority.ts';
 
 /** `TRUST_PROXY` as Fastify reads it (docs/operations.md "Behind a proxy"). */
@@ -233,7 +234,7 @@ export async function createGateway(
     maxUploadBytes: config.UPLOAD_MAX_BYTES,
     explorer: policy.explorer,
     apqRegistration: policy.apqRegistration,
-    replay: responseCache && { cache: responseCache, credentialOf, metrics },
+    replay: responseCache && { cache: responseCache, credentialOf, metrics, budget },
     contextOf: async (request) =>
       drain.contextOf(
         request,
@@ -244,7 +245,10 @@ export async function createGateway(
           clientAddress: request.ip,
           logger: request.log,
           storeIdHeader: storeIdHeaderOf(request.headers),
-          facts: createRequestFacts(),
+          // `Weft-Trace: 1`: the response lists the request's upstream calls (docs/ledger.md).
+          facts: createRequestFacts(
+            request.headers['weft-trace'] === '1' ? createUpstreamLedger() : undefined,
+          ),
           trace: tracing ? { span: tracing.requestSpan(request) } : undefined,
           replayKey: request.replayKey,
           noteOperation: (fields) => {

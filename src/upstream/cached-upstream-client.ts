@@ -167,15 +167,21 @@ export function createCachedUpstreamClient(
     const entry = lookup?.entry;
     if (entry && now() < entry.freshUntil && !call.fresh) {
       options.onLookup?.('hit');
+      call.ledgerEntry?.servedBy('cache');
       call.scope?.facts?.recordCacheUse(entry.tags, entry.freshUntil);
       return answerOf<T>(entry);
     }
     options.onLookup?.('miss');
+    let led = false;
     try {
       const { response, stored } = await abortable(
-        singleflight.run(key, () => fetchAndStore<T>(call, decision, key, lookup)),
+        singleflight.run(key, () => {
+          led = true;
+          return fetchAndStore<T>(call, decision, key, lookup);
+        }),
         call.signal,
       );
+      if (!led) call.ledgerEntry?.servedBy('coalesced');
       // Every caller that joined the shared call records it (for the whole-response cache).
       if (stored) call.scope?.facts?.recordCacheUse(stored.tags, stored.freshUntil);
       else call.scope?.facts?.markUnreplayable();
@@ -191,6 +197,7 @@ export function createCachedUpstreamClient(
       const route = `${call.method} ${call.route}`;
       const ageSec = Math.floor(ageMs / 1000);
       call.scope?.facts?.recordStale({ route, ageSec, reason });
+      call.ledgerEntry?.servedBy('stale');
       options.onLookup?.('stale');
       logger.info({ route, ageSec, reason }, 'upstream failed: served a stale cached value');
       return answerOf<T>(entry);
@@ -217,6 +224,20 @@ export function createCachedUpstreamClient(
     }
   }
 
+  /** An uncached GET: identical ones in flight share one call. */
+  async function joinedGet<T>(call: RoutedCall): Promise<UpstreamResponse<T>> {
+    let led = false;
+    const response = await abortable(
+      singleflight.run(keyOf(call, 'get'), () => {
+        led = true;
+        return inner.request<T>(shareable(call));
+      }),
+      call.signal,
+    );
+    if (!led) call.ledgerEntry?.servedBy('coalesced');
+    return response;
+  }
+
   return {
     request<T>(call: RoutedCall): Promise<UpstreamResponse<T>> {
       const decision = policy.decide(call, call.declared?.cache);
@@ -228,12 +249,7 @@ export function createCachedUpstreamClient(
           return write<T>(call, decision.tags);
         case 'pass':
           call.scope?.facts?.markUnreplayable();
-          return call.method === 'GET'
-            ? abortable(
-                singleflight.run(keyOf(call, 'get'), () => inner.request<T>(shareable(call))),
-                call.signal,
-              )
-            : inner.request<T>(call);
+          return call.method === 'GET' ? joinedGet<T>(call) : inner.request<T>(call);
       }
     },
     probe: (timeoutMs) => inner.probe(timeoutMs),

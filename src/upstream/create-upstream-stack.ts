@@ -156,6 +156,7 @@ export async function createUpstreamStack(
           deadlineMs: config.UPSTREAM_DEADLINE_MS,
           retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.UPSTREAM_MAX_ATTEMPTS },
           observe: ({ call, status, durationMs, attempt }) => {
+            call.ledgerEntry?.attempted(status);
             log.debug(
               { route: `${call.method} ${call.route}`, status, durationMs, attempt },
               'upstream call',

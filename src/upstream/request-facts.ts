@@ -6,6 +6,7 @@
  * {@link RequestScope}; the domains never touch it.
  */
 import type { BudgetSnapshot } from './budget-tracker.ts';
+import type { UpstreamLedger } from './upstream-ledger.ts';
 
 /** Why a cached value was served past its freshness. */
 export type StaleReason = 'UPSTREAM_ERROR' | 'RATE_LIMITED';
@@ -33,6 +34,8 @@ export interface Replayability {
 }
 
 export interface RequestFacts {
+  /** Every upstream call of the request, when it asked for them (`Weft-Trace: 1`). */
+  readonly ledger: UpstreamLedger | undefined;
   /** Upstream calls that took a token for this request. */
   readonly spent: number;
   /** The budget after the latest spend (or correction by the upstream's headers). */
@@ -49,7 +52,7 @@ export interface RequestFacts {
   readonly replayability: Replayability;
 }
 
-export function createRequestFacts(): RequestFacts {
+export function createRequestFacts(ledger?: UpstreamLedger): RequestFacts {
   let spent = 0;
   let budget: BudgetSnapshot | undefined;
   const stale: StaleFact[] = [];
@@ -57,6 +60,7 @@ export function createRequestFacts(): RequestFacts {
   let freshUntil: number | undefined;
   const tags: Record<string, string> = {};
   return {
+    ledger,
     get spent() {
       return spent;
     },

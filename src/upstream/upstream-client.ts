@@ -26,8 +26,8 @@ import {
 } from './upstream-call.ts';
 
 /** What the client reports after every attempt that got an HTTP answer (metrics, budget feedback). */
-export interface UpstreamObservation {
-  readonly call: UpstreamCall;
+export interface UpstreamObservation<Call extends UpstreamCall = UpstreamCall> {
+  readonly call: Call;
   readonly status: number;
   readonly rateLimit: RateLimitHeaders | undefined;
   readonly durationMs: number;
@@ -45,7 +45,7 @@ export interface UpstreamClientOptions<Call extends UpstreamCall> {
   readonly transport: Transport<Call>;
   readonly deadlineMs: number;
   readonly retry: RetryPolicy;
-  readonly observe?: (observation: UpstreamObservation) => void;
+  readonly observe?: (observation: UpstreamObservation<Call>) => void;
   readonly random?: () => number;
   readonly now?: () => number;
   /** Waits between attempts (injectable so tests can see the delays). */

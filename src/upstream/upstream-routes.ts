@@ -5,6 +5,7 @@
  */
 import type { RoutePolicy } from './cache-policy.ts';
 import type { HttpMethod, UpstreamCall } from './upstream-call.ts';
+import type { LedgerEntry } from './upstream-ledger.ts';
 
 /**
  * A limit the upstream applies to a group of routes on top of the per-credential window, mirrored
@@ -56,6 +57,8 @@ export const UNDECLARED_BREAKER = 'other';
  */
 export interface RoutedCall extends UpstreamCall {
   readonly declared: UpstreamRoute | undefined;
+  /** The call's line in its request's ledger, when the request keeps one (`upstream-ledger.ts`). */
+  readonly ledgerEntry?: LedgerEntry | undefined;
 }
 
 export interface RouteTable {

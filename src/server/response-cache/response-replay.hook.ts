@@ -7,6 +7,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayMetrics } from '../../observability/metrics.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
+import type { BudgetSnapshot, BudgetTracker } from '../../upstream/budget-tracker.ts';
 import { graphqlParamsOf } from '../graphql-params.ts';
 import type { RequestCredential } from '../request-credential.ts';
 import { jsonResponseType } from '../graphql-route/media-types.ts';
@@ -28,12 +29,32 @@ export const REPLAY_HEADER = 'x-weft-response-cache';
  * the store header and — for the CORS headers — the page's origin. Replaces the `Vary: Origin` the
  * CORS layer set, so it names that too.
  */
-const REPLAY_VARY = 'origin, authorization, accept, x-store-id';
+const REPLAY_VARY = 'origin, authorization, accept, x-store-id, weft-trace';
 
 export interface ResponseReplayOptions {
   readonly cache: GraphqlResponseCache;
   readonly credentialOf: RequestCredential;
   readonly metrics: GatewayMetrics | undefined;
+  /** The caller's budget, for a replay's ledger (`Weft-Trace: 1`). */
+  readonly budget: BudgetTracker;
+}
+
+/**
+ * A replay's body with its ledger: no call listed — the whole response came from the cache — and
+ * the budget as it stands (docs/ledger.md).
+ */
+async function withReplayLedger(body: Buffer, budget: BudgetSnapshot | undefined): Promise<string> {
+  const result = JSON.parse(body.toString('utf8')) as { extensions?: Record<string, unknown> };
+  result.extensions = {
+    ...result.extensions,
+    upstream: {
+      replayed: true,
+      calls: [],
+      totals: { upstream: 0, withoutUpstream: 0 },
+      budget: budget ?? null,
+    },
+  };
+  return JSON.stringify(result);
 }
 
 /**
@@ -94,7 +115,14 @@ export function createReplayHook(options: ResponseReplayOptions) {
     reply.header(REPLAY_HEADER, 'hit');
     setReplayHeaders(reply, replay);
     if (clientHolds(request, replay.etag)) return reply.status(304).send();
-    return reply.type(jsonResponseType(request.headers)).send(replay.body);
+    const body =
+      request.headers['weft-trace'] === '1'
+        ? await withReplayLedger(
+            replay.body,
+            await options.budget.snapshot(credential).catch(() => undefined),
+          )
+        : replay.body;
+    return reply.type(jsonResponseType(request.headers)).send(body);
   };
 }
 

@@ -1,0 +1,40 @@
+/**
+ * The GraphQL path in each ledger line (`upstream/upstream-ledger.ts`): every field resolver the
+ * schema defines runs, for a request that keeps a ledger, with its field's path in
+ * {@link fieldPath}, where the upstream layer reads it when a call opens — the domains pass nothing
+ * down. Fields on graphql's default resolver read a property and never call the upstream: they are
+ * left as they are. A request without a ledger pays one property check per resolver.
+ */
+import {
+  defaultFieldResolver,
+  isObjectType,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+} from 'graphql';
+import type { GatewayContext } from '../kit/request-context.ts';
+import { fieldPath } from '../upstream/upstream-ledger.ts';
+
+type Path = GraphQLResolveInfo['path'];
+
+/** `apps.2.status`: list indexes included (each element's calls are told apart). */
+function pathText(path: Path | undefined): string {
+  const keys: (string | number)[] = [];
+  for (let at = path; at; at = at.prev) keys.push(at.key);
+  return keys.reverse().join('.');
+}
+
+/** Wraps, in place, every resolver the schema defines; returns the schema. */
+export function withFieldPaths(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const resolve = field.resolve;
+      if (!resolve || resolve === defaultFieldResolver) continue;
+      field.resolve = (source, args, context: GatewayContext | undefined, info) =>
+        context?.facts?.ledger
+          ? fieldPath.run(pathText(info.path), resolve, source, args, context, info)
+          : resolve(source, args, context, info);
+    }
+  }
+  return schema;
+}

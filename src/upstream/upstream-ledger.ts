@@ -1,0 +1,155 @@
+/**
+ * The upstream ledger of one GraphQL request (docs/ledger.md): every upstream call the operation
+ * needed, in order, with what served it — the network, the cache, a stale value, another request's
+ * call it joined, or a local refusal — its attempts, its time and the GraphQL path that asked. A
+ * request keeps one only when it asks (`Weft-Trace: 1`); without one, every layer skips all of this.
+ *
+ * An entry opens where a call enters the stack (`route-lookup.ts`) and travels with it
+ * (`RoutedCall.ledgerEntry`); the layers below note what they did (the cache layer its source, the
+ * retry layer each answered attempt), and the entry settles with the call's outcome. Nothing in it is
+ * secret: route templates, statuses, counts and field paths, never a path's ids, a token or a value.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
+import { ErrorCode } from '../errors/error-codes.ts';
+import type { BudgetSnapshot } from './budget-tracker.ts';
+
+/** What served a call. */
+export type LedgerSource = 'network' | 'cache' | 'stale' | 'coalesced' | 'refused';
+
+export interface LedgerCall {
+  readonly method: string;
+  /** The route template, e.g. `GET /v2/apps/{appId}`: never a filled path. */
+  readonly route: string;
+  /** The last upstream status (an error's included); null when no answer came. */
+  status: number | null;
+  source: LedgerSource;
+  /** Which limiter refused it (`source: refused`): the error's `limiter`, or CIRCUIT. */
+  limiter?: string;
+  /** Upstream requests that got an answer (retries included). */
+  attempts: number;
+  durationMs: number;
+  /** The GraphQL field path that asked for it (e.g. `apps.2.status`); empty outside a field. */
+  readonly paths: readonly string[];
+}
+
+/** `extensions.upstream` of a response. */
+export interface LedgerReport {
+  /** The first {@link MAX_LEDGER_CALLS} calls; `totals` count them all. */
+  readonly calls: readonly LedgerCall[];
+  readonly totals: { readonly upstream: number; readonly withoutUpstream: number };
+  readonly budget: BudgetSnapshot | null;
+}
+
+/** Calls listed at most: one request cannot grow its response without bound. */
+export const MAX_LEDGER_CALLS = 500;
+
+export interface LedgerEntry {
+  readonly call: LedgerCall;
+  /** One attempt got an answer with this status. */
+  attempted(status: number): void;
+  /** What served it, when not the network (set by the cache layer). */
+  servedBy(source: Exclude<LedgerSource, 'network' | 'refused'>): void;
+}
+
+export interface UpstreamLedger {
+  open(method: string, route: string): LedgerEntry;
+  /** Ends an entry with the call's outcome (its error when it failed). */
+  settle(entry: LedgerEntry, error?: unknown): void;
+  /**
+   * Resolves once every call opened so far has settled. A field that fails can end its part of the
+   * result while sibling calls are still in flight; the upstream sees them all, so the ledger waits
+   * for them (each ends by its deadline).
+   */
+  settled(): Promise<void>;
+  report(budget: BudgetSnapshot | null): LedgerReport;
+}
+
+/**
+ * The GraphQL path of the field whose resolver is running, set only while a ledger is kept
+ * (`graph/ledger-paths.ts`): the upstream layer reads it without the domains passing it down.
+ */
+export const fieldPath = new AsyncLocalStorage<string>();
+
+/** The limiter a local refusal names; undefined when the error is not one. */
+function refusalOf(error: unknown): string | undefined {
+  if (!(error instanceof GatewayError)) return undefined;
+  if (error.code === ErrorCode.UPSTREAM_UNAVAILABLE) return 'CIRCUIT';
+  if (error.code === ErrorCode.UNAUTHENTICATED) return 'REFUSED_TOKEN';
+  if (error.code !== ErrorCode.RATE_LIMITED) return undefined;
+  const limiter = error.details.limiter;
+  return typeof limiter === 'string' ? limiter : 'CREDENTIAL';
+}
+
+export function createUpstreamLedger(
+  now: () => number = performance.now.bind(performance),
+): UpstreamLedger {
+  const calls: LedgerCall[] = [];
+  const startedAt = new WeakMap<LedgerCall, number>();
+  let open = 0;
+  let allSettled: (() => void) | undefined;
+  const ledger: UpstreamLedger = {
+    open(method, route) {
+      const path = fieldPath.getStore();
+      const call: LedgerCall = {
+        method,
+        route,
+        status: null,
+        source: 'network',
+        attempts: 0,
+        durationMs: 0,
+        paths: path === undefined ? [] : [path],
+      };
+      calls.push(call);
+      startedAt.set(call, now());
+      open += 1;
+      return {
+        call,
+        attempted(status) {
+          call.attempts += 1;
+          call.status = status;
+        },
+        servedBy(source) {
+          call.source = source;
+        },
+      };
+    },
+    settle({ call }, error) {
+      call.durationMs = Math.round((now() - (startedAt.get(call) ?? now())) * 10) / 10;
+      open -= 1;
+      if (open === 0) allSettled?.();
+      if (error === undefined || call.source === 'stale') return;
+      const limiter = call.attempts === 0 ? refusalOf(error) : undefined;
+      if (limiter !== undefined) {
+        call.source = 'refused';
+        call.limiter = limiter;
+      } else if (error instanceof UpstreamError && error.status !== undefined) {
+        call.status = error.status;
+      }
+    },
+    settled() {
+      if (open === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const before = allSettled;
+        allSettled = () => {
+          before?.();
+          resolve();
+        };
+      });
+    },
+    report(budget) {
+      let upstream = 0;
+      let withoutUpstream = 0;
+      for (const call of calls) {
+        upstream += call.attempts;
+        if (call.attempts === 0) withoutUpstream += 1;
+      }
+      return {
+        calls: calls.slice(0, MAX_LEDGER_CALLS),
+        totals: { upstream, withoutUpstream },
+        budget,
+      };
+    },
+  };
+  return ledger;
+}

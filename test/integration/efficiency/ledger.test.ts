@@ -1,0 +1,174 @@
+/**
+ * The upstream ledger (`Weft-Trace: 1`, docs/ledger.md): every upstream call an operation needed,
+ * matched call for call against what the simulator counted — cold, warm, coalesced with another
+ * request and refused locally — with the GraphQL path that asked, and nothing secret in it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../../support/gateway-harness.ts';
+
+const TRACE = { headers: { 'weft-trace': '1' } };
+const DASHBOARD = `{ apps { appId name status urls { publish }
+  runtimeStatus { __typename } deployments(limit: 3) { __typename } } }`;
+
+interface LedgerCall {
+  method: string;
+  route: string;
+  status: number | null;
+  source: string;
+  limiter?: string;
+  attempts: number;
+  durationMs: number;
+  paths: string[];
+}
+interface Ledger {
+  calls: LedgerCall[];
+  totals: { upstream: number; withoutUpstream: number };
+  budget: { limit: number; remaining: number; resetSec: number; writeReserve: number } | null;
+}
+
+/** `GET /v1/x/{appId}` and `GET /v1/x/{id}` name the same route: parameter names may differ. */
+const shape = (route: string) => route.replace(/\{[^}]+\}/g, '{}');
+
+/** Upstream requests per route, as the ledger tells them. */
+function perRoute(ledger: Ledger): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const call of ledger.calls) {
+    if (call.attempts === 0) continue;
+    const key = shape(`${call.method} ${call.route}`);
+    counts[key] = (counts[key] ?? 0) + call.attempts;
+  }
+  return counts;
+}
+
+/** Upstream requests per route, as the simulator counted them. */
+async function simPerRoute(stack: Stack): Promise<Record<string, number>> {
+  const stats = await stack.sim.stats();
+  return Object.fromEntries(
+    Object.entries(stats.byRoute).map(([route, count]) => [shape(route), count]),
+  );
+}
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+describe('the upstream ledger', () => {
+  it('matches what the upstream saw, call for call, cold and then warm', async () => {
+    stack = await startStack();
+    const cold = await stack.gql(DASHBOARD, {}, TRACE);
+    expect(cold.body.errors).toBeUndefined();
+    const ledger = cold.body.extensions.upstream as Ledger;
+    const sim = await simPerRoute(stack);
+    expect(perRoute(ledger)).toEqual(sim);
+    expect(ledger.totals.upstream).toBe(await stack.upstreamCalls());
+    expect(ledger.totals.upstream).toBeGreaterThan(2);
+    for (const call of ledger.calls) {
+      expect(call).toMatchObject({ source: 'network', status: 200, attempts: 1 });
+      expect(call.route).not.toMatch(/app-\d/); // a template, never a filled path
+      expect(call.durationMs).toBeGreaterThanOrEqual(0);
+      expect(call.paths).toHaveLength(1);
+    }
+    // Each call names the field that asked: the list by `apps`, each app's reads by its element.
+    const paths = ledger.calls.map((call) => call.paths[0]);
+    expect(paths).toContain('apps');
+    expect(paths.some((path) => /^apps\.\d+\.runtimeStatus$/.test(path!))).toBe(true);
+    expect(paths.some((path) => /^apps\.\d+\.deployments$/.test(path!))).toBe(true);
+    expect(ledger.budget).toMatchObject({ limit: 600, remaining: 600 - ledger.totals.upstream });
+
+    // Warm: the same reads from the upstream cache (another document, so no whole-response
+    // replay), the same calls listed as served without the upstream.
+    await stack.resetCounts();
+    const warm = await stack.gql(`{ __typename ${DASHBOARD.slice(1)}`, {}, TRACE);
+    const again = warm.body.extensions.upstream as Ledger;
+    expect(await stack.upstreamCalls()).toBe(0);
+    expect(again.totals).toEqual({ upstream: 0, withoutUpstream: ledger.calls.length });
+    expect(new Set(again.calls.map((call) => call.source))).toEqual(new Set(['cache']));
+    expect(again.calls.map((call) => call.attempts)).toEqual(again.calls.map(() => 0));
+
+    // The same document again: the whole response is replayed, and the ledger says so.
+    const replayed = await stack.gql(DASHBOARD, {}, TRACE);
+    expect(replayed.headers['x-weft-response-cache']).toBe('hit');
+    expect(replayed.body.extensions.upstream).toEqual({
+      replayed: true,
+      calls: [],
+      totals: { upstream: 0, withoutUpstream: 0 },
+      budget: ledger.budget,
+    });
+    expect(await stack.upstreamCalls()).toBe(0);
+    // Without the header the replay is unchanged.
+    const plainReplay = await stack.gql(DASHBOARD, {});
+    expect(plainReplay.headers['x-weft-response-cache']).toBe('hit');
+    expect(plainReplay.body.extensions).toBeUndefined();
+  });
+
+  it('is absent without the header, and the response otherwise the same', async () => {
+    stack = await startStack();
+    const plain = await stack.gql(DASHBOARD);
+    expect(plain.body.extensions?.upstream).toBeUndefined();
+    expect(Object.keys(plain.body.extensions ?? {}).sort()).toEqual(['rateLimit']);
+    const other = await stack.gql(DASHBOARD, {}, { headers: { 'weft-trace': 'yes' } });
+    expect(other.body.extensions?.upstream).toBeUndefined();
+  });
+
+  it('lists a call joined to another request in flight as coalesced', async () => {
+    stack = await startStack({ sim: { latencyMs: 150 } });
+    const [a, b] = await Promise.all([
+      stack.gql(DASHBOARD, {}, TRACE),
+      stack.gql(DASHBOARD, {}, TRACE),
+    ]);
+    const ledgers = [a, b].map((r) => r.body.extensions.upstream as Ledger);
+    const calls = await stack.upstreamCalls();
+    // Between them the two requests made what the upstream saw, not twice that.
+    expect(ledgers[0]!.totals.upstream + ledgers[1]!.totals.upstream).toBe(calls);
+    const sources = ledgers.flatMap((l) => l.calls.map((call) => call.source));
+    expect(sources).toContain('coalesced');
+    const coalesced = ledgers.flatMap((l) => l.calls.filter((call) => call.source === 'coalesced'));
+    for (const call of coalesced) expect(call.attempts).toBe(0);
+  });
+
+  it('lists a call the budget refused locally, with the limiter that refused it', async () => {
+    stack = await startStack({
+      sim: { rateLimit: 3, rateWindowSec: 120 },
+      env: { UPSTREAM_RATE_LIMIT: '3', UPSTREAM_RATE_WINDOW_SEC: '120' },
+    });
+    const result = await stack.gql(DASHBOARD, {}, TRACE);
+    const ledger = result.body.extensions.upstream as Ledger;
+    const refused = ledger.calls.filter((call) => call.source === 'refused');
+    expect(refused.length).toBeGreaterThan(0);
+    for (const call of refused) {
+      expect(call.attempts).toBe(0);
+      expect(['CREDENTIAL', 'RESERVE']).toContain(call.limiter);
+    }
+    expect(ledger.totals.upstream).toBe(await stack.upstreamCalls());
+    expect(ledger.totals.upstream).toBeLessThanOrEqual(3);
+    expect(ledger.budget?.remaining).toBe(3 - ledger.totals.upstream);
+  });
+
+  it('holds no token and no id of a path', async () => {
+    stack = await startStack();
+    const result = await stack.gql(
+      `{ app(appId: "app-0001") { appId runtimeStatus { __typename } } }`,
+      {},
+      TRACE,
+    );
+    const text = JSON.stringify(result.body.extensions.upstream);
+    expect(text).not.toContain('demo-token');
+    expect(text).not.toContain('app-0001');
+    expect((result.body.extensions.upstream as Ledger).calls.length).toBeGreaterThan(0);
+  });
+
+  it('may be asked for from a page of another origin', async () => {
+    stack = await startStack();
+    const preflight = await stack.http('OPTIONS', '/graphql', {
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,authorization,weft-trace',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-headers']).toContain('weft-trace');
+  });
+});
