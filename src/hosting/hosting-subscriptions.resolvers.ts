@@ -7,11 +7,11 @@
 import type { Resolvers } from '../generated/resolvers.ts';
 import { watchDeployment, watchJob, watchSourceUpload } from './hosting-watches.ts';
 import type { WatchEvent } from '../kit/shared-pollers.ts';
+import { eventState } from '../kit/watch-events.ts';
+import type { GatewayContext } from '../kit/request-context.ts';
 
-function stateOf<T>(event: WatchEvent<T>): T {
-  if (event.kind === 'error') throw event.error;
-  return event.state;
-}
+const stateOf = <T>(event: WatchEvent<T>, _args: unknown, context: GatewayContext): T =>
+  eventState(event, context);
 
 export const hostingSubscriptionResolvers: Resolvers = {
   Subscription: {

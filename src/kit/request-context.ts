@@ -9,6 +9,7 @@ import type { OperationLogFields } from '../observability/operation-log.ts';
 import type { BudgetTracker } from '../upstream/budget-tracker.ts';
 import type { RequestFacts } from '../upstream/request-facts.ts';
 import type { RequestScope, TraceHolder } from '../upstream/request-scope.ts';
+import type { LedgerReport } from '../upstream/upstream-ledger.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import type { PollerRegistry } from './shared-pollers.ts';
 
@@ -28,6 +29,11 @@ export interface RequestFields extends RequestScope {
    * operation logs its own line.
    */
   readonly noteOperation?: ((fields: OperationLogFields) => void) | undefined;
+  /**
+   * A subscription whose client asked for ledgers (`Weft-Trace: 1`): the ledger of the event being
+   * sent (the polls it took), read by the transport into the event's `extensions.upstream`.
+   */
+  readonly eventLedger?: { latest: LedgerReport | undefined } | undefined;
 }
 
 /** Process-wide services every request's context carries. */

@@ -19,6 +19,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
+import {
+  activeLedger,
+  createUpstreamLedger,
+  emptyLedgerReport,
+  type LedgerReport,
+} from '../upstream/upstream-ledger.ts';
 
 export interface WatchSpec<T> {
   /** Identity of the poller: credential id + resource kind + ids. */
@@ -30,9 +36,13 @@ export interface WatchSpec<T> {
   readonly fingerprint?: (state: T) => string;
 }
 
-export type WatchEvent<T> =
+export type WatchEvent<T> = (
   | { readonly kind: 'state'; readonly state: T }
-  | { readonly kind: 'error'; readonly error: unknown };
+  | { readonly kind: 'error'; readonly error: unknown }
+) & {
+  /** The polls this event took (since the previous one): its ledger (docs/ledger.md). */
+  readonly upstream?: LedgerReport;
+};
 
 export interface PollerOptions {
   readonly minIntervalMs: number;
@@ -137,6 +147,8 @@ class Poller<T> {
   #latest: WatchEvent<T> | undefined;
   #fingerprint: string | undefined;
   #stopped = false;
+  /** The polls since the last event pushed: the next event's ledger. */
+  #ledger = createUpstreamLedger();
 
   private readonly spec: WatchSpec<T>;
   private readonly options: Required<Omit<PollerOptions, 'logger'>> & PollerOptions;
@@ -160,7 +172,8 @@ class Poller<T> {
   join(): Subscriber<T> {
     const subscriber = new Subscriber<T>((leaving) => this.#leave(leaving));
     this.subscribers.add(subscriber);
-    if (this.#latest) subscriber.push(this.#latest);
+    // The state so far, at once: it cost this subscriber no poll.
+    if (this.#latest) subscriber.push({ ...this.#latest, upstream: emptyLedgerReport() });
     return subscriber;
   }
 
@@ -168,8 +181,9 @@ class Poller<T> {
   finish(last?: WatchEvent<T>): void {
     if (this.#stopped) return;
     this.#stop();
+    const lastEvent = last && { ...last, upstream: this.#ledger.report(null) };
     for (const subscriber of this.subscribers) {
-      if (last) subscriber.push(last);
+      if (lastEvent) subscriber.push(lastEvent);
       subscriber.end();
     }
     this.subscribers.clear();
@@ -196,7 +210,7 @@ class Poller<T> {
   async #tick(): Promise<void> {
     let state: T;
     try {
-      state = await this.spec.poll(this.#abort.signal);
+      state = await activeLedger.run(this.#ledger, () => this.spec.poll(this.#abort.signal));
     } catch (error) {
       if (this.#stopped) return;
       this.#failures += 1;
@@ -218,7 +232,8 @@ class Poller<T> {
     const fingerprint = (this.spec.fingerprint ?? JSON.stringify)(state);
     if (fingerprint !== this.#fingerprint) {
       this.#fingerprint = fingerprint;
-      this.#latest = { kind: 'state', state };
+      this.#latest = { kind: 'state', state, upstream: this.#ledger.report(null) };
+      this.#ledger = createUpstreamLedger();
       for (const subscriber of this.subscribers) subscriber.push(this.#latest);
       this.#interval = this.options.minIntervalMs;
     } else {

@@ -7,7 +7,7 @@
  */
 import type { UpstreamCall } from './upstream-call.ts';
 import type { UpstreamClient } from './upstream-client.ts';
-import type { UpstreamLedger } from './upstream-ledger.ts';
+import { activeLedger, type UpstreamLedger } from './upstream-ledger.ts';
 import type { RoutedCall, RouteTable } from './upstream-routes.ts';
 
 export function createRouteLookup(
@@ -30,7 +30,7 @@ export function createRouteLookup(
   return {
     request<T>(call: UpstreamCall) {
       const routed = { ...call, declared: table.of(call) };
-      const ledger = call.scope?.facts?.ledger;
+      const ledger = call.scope?.facts?.ledger ?? activeLedger.getStore();
       return ledger ? listed<T>(routed, ledger) : inner.request<T>(routed);
     },
     probe: (timeoutMs) => inner.probe(timeoutMs),

@@ -71,6 +71,19 @@ export interface UpstreamLedger {
  */
 export const fieldPath = new AsyncLocalStorage<string>();
 
+/**
+ * The ledger of work outside a request's own scope — a subscription's shared poller — for the
+ * calls made within it (`kit/shared-pollers.ts`): a request's own ledger comes first.
+ */
+export const activeLedger = new AsyncLocalStorage<UpstreamLedger>();
+
+/** The ledger of something that cost no upstream call (a subscriber joining a watch under way). */
+export const emptyLedgerReport = (): LedgerReport => ({
+  calls: [],
+  totals: { upstream: 0, withoutUpstream: 0 },
+  budget: null,
+});
+
 /** The limiter a local refusal names; undefined when the error is not one. */
 function refusalOf(error: unknown): string | undefined {
   if (!(error instanceof GatewayError)) return undefined;

@@ -51,12 +51,13 @@ export async function collectSse(
   variables: Record<string, unknown> = {},
   token: string | null = 'demo-token',
   onResult?: (result: any) => void,
+  headers: Record<string, string> = {},
 ): Promise<Collected> {
   const client = createSseClient({
     url: `${url}/graphql`,
     singleConnection: false,
     retryAttempts: 0,
-    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+    headers: token === null ? headers : { ...headers, authorization: `Bearer ${token}` },
   });
   const results: any[] = [];
   try {

@@ -11,6 +11,7 @@ import { createHandler } from 'graphql-sse/lib/use/fastify';
 import type { ExecutionArgs } from 'graphql';
 import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import { EVENT_STREAM } from '../graphql-route/media-types.ts';
+import type { GatewayContext } from '../../kit/request-context.ts';
 import {
   formatSubscriptionResult,
   prepareSubscription,
@@ -32,6 +33,8 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
   const open = new Set<FastifyReply>();
   /** The codes of the errors each stream sent, for its log line. */
   const sentCodes = new WeakMap<FastifyRequest, Set<string>>();
+  /** Each stream's GraphQL context, for what its events carry besides their result. */
+  const contexts = new WeakMap<FastifyRequest, GatewayContext>();
 
   const handler = createHandler({
     // No single-connection mode: each subscription is its own POST.
@@ -46,12 +49,14 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
           // Polling: nobody waits on one poll the way a screen waits on a query.
           priority: 'background',
           clientAddress: request.ip,
+          eventLedger: request.headers['weft-trace'] === '1' ? { latest: undefined } : undefined,
           logger: request.log,
         };
       });
       // Request errors go out as one `next` event (then `complete`), formatted in onNext.
       // graphql-sse recognises a result by its `data` member.
       if (!('schema' in prepared)) return { data: null, errors: [...prepared] };
+      contexts.set(request, prepared.contextValue as GatewayContext);
       // graphql-sse types its context as a plain record; the value is the GatewayContext.
       return prepared as ExecutionArgs & { contextValue: undefined };
     },
@@ -59,7 +64,11 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
     onNext: (_ctx, req, result) => {
       const formatted = formatSubscriptionResult(
         result,
-        { requestId: req.raw.id, logger: req.raw.log },
+        {
+          requestId: req.raw.id,
+          logger: req.raw.log,
+          eventLedger: contexts.get(req.raw)?.eventLedger,
+        },
         options.formatOptions,
       );
       for (const code of errorCodesOf(formatted.errors)) sentCodes.get(req.raw)?.add(code);

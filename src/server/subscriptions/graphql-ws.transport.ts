@@ -51,6 +51,18 @@ export const CONNECTION_INIT_WAIT_MS = 3_000;
 
 const pathOf = (url: string | undefined): string => (url ?? '').split('?')[0] ?? '';
 
+/**
+ * Whether a connection asked for each event's ledger: `Weft-Trace: 1` as a connection parameter
+ * (browsers cannot set headers on a WebSocket) or on the upgrade request.
+ */
+function asksForLedgers(
+  params: Readonly<Record<string, unknown>> | undefined,
+  request: { headers: Record<string, string | string[] | undefined> },
+): boolean {
+  const param = params?.['Weft-Trace'] ?? params?.['weft-trace'];
+  return String(param) === '1' || request.headers['weft-trace'] === '1';
+}
+
 export function registerGraphQLWs(
   app: FastifyInstance,
   options: GraphQLWsOptions,
@@ -84,6 +96,9 @@ export function registerGraphQLWs(
             // Polling: nobody waits on one poll the way a screen waits on a query.
             priority: 'background',
             clientAddress: ctx.extra.request.socket.remoteAddress,
+            eventLedger: asksForLedgers(ctx.connectionParams, ctx.extra.request)
+              ? { latest: undefined }
+              : undefined,
             logger: options.logger.child({ reqId: requestId, transport: 'graphql-ws' }),
           };
         });

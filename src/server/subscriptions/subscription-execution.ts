@@ -28,10 +28,13 @@ import type { Credential } from '../../upstream/credential.ts';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { limitGraphQLError } from '../limits/operation-limits.ts';
 import type { OperationPipeline } from '../operation-pipeline.ts';
-import type { GatewayContext } from '../../kit/request-context.ts';
+import type { GatewayContext, RequestFields } from '../../kit/request-context.ts';
 
 /** The request side of a context: what `createGatewayContext` needs besides its dependencies. */
-export interface SubscriptionRequest {
+export interface SubscriptionRequest extends Pick<
+  RequestFields,
+  'priority' | 'clientAddress' | 'eventLedger'
+> {
   readonly requestId: string;
   readonly credential: Credential | undefined;
   readonly logger: FastifyBaseLogger;
@@ -142,9 +145,18 @@ export function formatSubscriptionError(
  */
 export function formatSubscriptionResult(
   result: { data?: unknown; errors?: readonly GraphQLError[]; extensions?: unknown },
-  context: Pick<GatewayContext, 'requestId' | 'logger'>,
+  context: Pick<GatewayContext, 'requestId' | 'logger' | 'eventLedger'>,
   options: FormatOptions = {},
 ): FormattedExecutionResult {
+  const ledger = context.eventLedger?.latest;
+  if (ledger) {
+    // The polls this event took (`Weft-Trace: 1`), once: the next event has its own.
+    context.eventLedger!.latest = undefined;
+    result = {
+      ...result,
+      extensions: { ...(result.extensions as object | undefined), upstream: ledger },
+    };
+  }
   if (!result.errors?.length) return result as FormattedExecutionResult;
   const errors = result.errors.map((error) => {
     const formatted = formatSubscriptionError(error, options);

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.ts';
 
 const TRACE = { headers: { 'weft-trace': '1' } };
 const DASHBOARD = `{ apps { appId name status urls { publish }
@@ -170,5 +171,58 @@ describe('the upstream ledger', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-headers']).toContain('weft-trace');
+  });
+});
+
+describe('the ledger of subscription events', () => {
+  const JOB_ROUTE = 'GET /v1/hosting/nodejs/apps/jobs/{jobId}';
+  const CREATE = `mutation($name: String!) { createApp(input: { name: $name }) { job { jobId } } }`;
+  const SUB_JOB = `subscription($jobId: ID!) { appJob(jobId: $jobId) { jobId status } }`;
+  const newJob = async (name: string) =>
+    (await stack!.gql(CREATE, { name })).body.data.createApp.job.jobId as string;
+  /** The polls the events say they took, by route. */
+  const polls = (events: { extensions?: { upstream?: Ledger } }[]) => {
+    let total = 0;
+    for (const event of events) {
+      const ledger = event.extensions!.upstream!;
+      for (const call of ledger.calls) expect(`${call.method} ${call.route}`).toBe(JOB_ROUTE);
+      total += ledger.totals.upstream;
+    }
+    return total;
+  };
+
+  it('gives each event over SSE and graphql-ws the polls it took', async () => {
+    stack = await startStack({
+      env: { SUBSCRIPTION_POLL_MIN_MS: '50', SUBSCRIPTION_POLL_MAX_MS: '200' },
+    });
+    const viaSse = await newJob('ledger-sse');
+    await stack.resetCounts();
+    const sse = await collectSse(stack.url, SUB_JOB, { jobId: viaSse }, 'demo-token', undefined, {
+      'weft-trace': '1',
+    });
+    expect(sse.results.map((r) => r.data.appJob.status)).toEqual(['PENDING', 'ACTIVE']);
+    expect(polls(sse.results)).toBe(await stack.upstreamCalls(JOB_ROUTE));
+    expect(await stack.upstreamCalls(JOB_ROUTE)).toBeGreaterThan(1);
+
+    const client = wsClient(stack.url, { authorization: 'Bearer demo-token', 'Weft-Trace': '1' });
+    try {
+      const viaWs = await newJob('ledger-ws');
+      await stack.resetCounts();
+      const ws = await collectWs(client, SUB_JOB, { jobId: viaWs });
+      expect(ws.results.map((r) => r.data.appJob.status)).toEqual(['PENDING', 'ACTIVE']);
+      expect(polls(ws.results)).toBe(await stack.upstreamCalls(JOB_ROUTE));
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('leaves events unchanged for a subscriber that did not ask', async () => {
+    stack = await startStack({
+      env: { SUBSCRIPTION_POLL_MIN_MS: '50', SUBSCRIPTION_POLL_MAX_MS: '200' },
+    });
+    const jobId = await newJob('ledger-plain');
+    const sse = await collectSse(stack.url, SUB_JOB, { jobId });
+    expect(sse.results.length).toBeGreaterThan(0);
+    for (const result of sse.results) expect(result.extensions).toBeUndefined();
   });
 });
