@@ -1,9 +1,9 @@
 /**
  * The GraphQL path in each ledger line (`upstream/upstream-ledger.ts`): every field resolver the
- * schema defines runs, for a request that keeps a ledger, with its field's path in
+ * schema defines runs, for a request that lists its ledger, with its field's path in
  * {@link fieldPath}, where the upstream layer reads it when a call opens — the domains pass nothing
  * down. Fields on graphql's default resolver read a property and never call the upstream: they are
- * left as they are. A request without a ledger pays one property check per resolver.
+ * left as they are. A request that does not list its ledger pays a property check per resolver.
  */
 import {
   defaultFieldResolver,
@@ -31,7 +31,7 @@ export function withFieldPaths(schema: GraphQLSchema): GraphQLSchema {
       const resolve = field.resolve;
       if (!resolve || resolve === defaultFieldResolver) continue;
       field.resolve = (source, args, context: GatewayContext | undefined, info) =>
-        context?.facts?.ledger
+        context?.facts?.listed
           ? fieldPath.run(pathText(info.path), resolve, source, args, context, info)
           : resolve(source, args, context, info);
     }

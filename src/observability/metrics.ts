@@ -15,6 +15,15 @@ export interface GatewayMetrics {
   bucketRefusal(bucket: string, priority: string): void;
   /** The upstream answered 429 to a call of this priority. */
   upstreamRateLimited(priority: string): void;
+  /**
+   * One operation's upstream calls: requests that reached the upstream, and calls served without it
+   * (cache, a call of another request, a stale value, a local refusal).
+   */
+  operationUpstream(
+    name: string | null | undefined,
+    upstream: number,
+    withoutUpstream: number,
+  ): void;
   breakerState(breakerClass: string, state: CircuitState): void;
 }
 
@@ -81,6 +90,18 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     labelNames: ['priority'],
     registers: [registry],
   });
+  const operationUpstreamCalls = new Counter({
+    name: 'weft_operation_upstream_calls_total',
+    help: 'Upstream requests operations made (retries included), by operation name',
+    labelNames: ['operation'],
+    registers: [registry],
+  });
+  const operationServedWithoutUpstream = new Counter({
+    name: 'weft_operation_served_without_upstream_total',
+    help: 'Upstream calls operations needed and got without one (cache, coalesced, stale, refused), by operation name',
+    labelNames: ['operation'],
+    registers: [registry],
+  });
   const breakers = new Gauge({
     name: 'weft_circuit_breaker_state',
     help: 'Circuit state per upstream route class (0 closed, 1 half-open, 2 open)',
@@ -141,6 +162,11 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     bucketWait: (bucket, priority) => bucketWaits.inc({ bucket, priority }),
     bucketRefusal: (bucket, priority) => bucketRefusals.inc({ bucket, priority }),
     upstreamRateLimited: (priority) => upstream429s.inc({ priority }),
+    operationUpstream(name, upstream, withoutUpstream) {
+      const operation = operationLabel(name);
+      if (upstream > 0) operationUpstreamCalls.inc({ operation }, upstream);
+      if (withoutUpstream > 0) operationServedWithoutUpstream.inc({ operation }, withoutUpstream);
+    },
     breakerState: (breakerClass, state) =>
       breakers.set({ class: breakerClass }, BREAKER_STATE_VALUE[state]),
   };

@@ -4,6 +4,7 @@
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../kit/request-context.ts';
+import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { OperationLogFields } from '../observability/operation-log.ts';
 import { ErrorCode, RequestErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
@@ -94,11 +95,13 @@ async function budgetOf(context: GatewayContext) {
  * was served stale because the upstream failed, `extensions.stale` with its age and the upstream
  * routes; when the request asked for its ledger, `extensions.upstream`.
  */
-export function upstreamFactsPlugin(): ApolloServerPlugin<GatewayContext> {
+export function upstreamFactsPlugin(
+  metrics?: GatewayMetrics | undefined,
+): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
-        async willSendResponse({ response, contextValue }) {
+        async willSendResponse({ response, contextValue, operationName }) {
           const facts = contextValue.facts;
           if (!facts) return;
           const extensions: Record<string, unknown> = {};
@@ -111,7 +114,16 @@ export function upstreamFactsPlugin(): ApolloServerPlugin<GatewayContext> {
             extensions.rateLimit = { ...budget };
           }
           if (facts.ledger) {
+            // Calls still in flight when the result was done (a failed field's siblings) count too.
             await facts.ledger.settled();
+            const report = facts.ledger.report(null);
+            metrics?.operationUpstream(
+              operationName,
+              report.totals.upstream,
+              report.totals.withoutUpstream,
+            );
+          }
+          if (facts.ledger && facts.listed) {
             // After the operation, spent or not: a snapshot costs no upstream call.
             const after =
               (facts.spent > 0 ? facts.budget : undefined) ?? (await budgetOf(contextValue));

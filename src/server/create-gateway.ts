@@ -103,6 +103,12 @@ export async function createGateway(
     logger: logger as FastifyBaseLogger,
   });
   const contextDeps = { upstream, budget, pollers };
+  /**
+   * A request's facts: with a ledger when it asks to see its upstream calls (`Weft-Trace: 1`,
+   * docs/ledger.md) or when metrics count them per operation.
+   */
+  const factsOf = (listed: boolean) =>
+    createRequestFacts(listed || metrics ? createUpstreamLedger() : undefined, listed);
 
   const schema = await buildGatewaySchema();
   const app = Fastify({
@@ -191,7 +197,7 @@ export async function createGateway(
       // instrument every resolver call for a policy nothing reads.
       ApolloServerPluginCacheControlDisabled(),
       requestLifecyclePlugin(),
-      upstreamFactsPlugin(),
+      upstreamFactsPlugin(metrics),
       observabilityPlugin(metrics, tracing),
       drain.plugin,
       ...(responseCache
@@ -246,9 +252,7 @@ export async function createGateway(
           logger: request.log,
           storeIdHeader: storeIdHeaderOf(request.headers),
           // `Weft-Trace: 1`: the response lists the request's upstream calls (docs/ledger.md).
-          facts: createRequestFacts(
-            request.headers['weft-trace'] === '1' ? createUpstreamLedger() : undefined,
-          ),
+          facts: factsOf(request.headers['weft-trace'] === '1'),
           trace: tracing ? { span: tracing.requestSpan(request) } : undefined,
           replayKey: request.replayKey,
           noteOperation: (fields) => {

@@ -34,8 +34,13 @@ export interface Replayability {
 }
 
 export interface RequestFacts {
-  /** Every upstream call of the request, when it asked for them (`Weft-Trace: 1`). */
+  /**
+   * Every upstream call of the request: kept when the request asked for them (`Weft-Trace: 1`,
+   * then `listed`) or when metrics count calls per operation.
+   */
   readonly ledger: UpstreamLedger | undefined;
+  /** The response lists the ledger, with each call's field path. */
+  readonly listed: boolean;
   /** Upstream calls that took a token for this request. */
   readonly spent: number;
   /** The budget after the latest spend (or correction by the upstream's headers). */
@@ -52,7 +57,7 @@ export interface RequestFacts {
   readonly replayability: Replayability;
 }
 
-export function createRequestFacts(ledger?: UpstreamLedger): RequestFacts {
+export function createRequestFacts(ledger?: UpstreamLedger, listed = false): RequestFacts {
   let spent = 0;
   let budget: BudgetSnapshot | undefined;
   const stale: StaleFact[] = [];
@@ -61,6 +66,7 @@ export function createRequestFacts(ledger?: UpstreamLedger): RequestFacts {
   const tags: Record<string, string> = {};
   return {
     ledger,
+    listed: listed && ledger !== undefined,
     get spent() {
       return spent;
     },

@@ -226,3 +226,25 @@ describe('the ledger of subscription events', () => {
     for (const result of sse.results) expect(result.extensions).toBeUndefined();
   });
 });
+
+describe('upstream calls per operation in metrics', () => {
+  /** A counter's value for one operation in the Prometheus text. */
+  const counter = (text: string, name: string, operation: string) =>
+    Number(new RegExp(`^${name}\\{operation="${operation}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+
+  it('counts, per named operation, the calls that reached the upstream and those that did not', async () => {
+    stack = await startStack({ env: { METRICS: 'true' } });
+    // No Weft-Trace header: metrics count without the response listing anything.
+    const cold = await stack.gql(`query Dashboard ${DASHBOARD}`, {});
+    expect(cold.body.extensions?.upstream).toBeUndefined();
+    const calls = await stack.upstreamCalls();
+    await stack.gql(`query DashboardAgain ${DASHBOARD}`, {});
+    const text = (await stack.http('GET', '/metrics')).text;
+    expect(counter(text, 'weft_operation_upstream_calls_total', 'Dashboard')).toBe(calls);
+    expect(counter(text, 'weft_operation_served_without_upstream_total', 'Dashboard')).toBe(0);
+    expect(counter(text, 'weft_operation_upstream_calls_total', 'DashboardAgain')).toBe(0);
+    expect(counter(text, 'weft_operation_served_without_upstream_total', 'DashboardAgain')).toBe(
+      calls,
+    );
+  });
+});
