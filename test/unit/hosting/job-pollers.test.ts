@@ -59,7 +59,7 @@ describe('createPollerRegistry', () => {
     const { spec, polls } = scripted(['pending', 'active', 'done']);
     const first = registry.watch(spec);
     const firstEvent = await first.next();
-    expect(firstEvent.value).toEqual({ kind: 'state', state: 'pending' });
+    expect(firstEvent.value).toMatchObject({ kind: 'state', state: 'pending' });
     const late = registry.watch(spec);
     expect(registry.size).toBe(1);
     const [rest, all] = await Promise.all([drain(first), drain(late)]);
@@ -124,7 +124,7 @@ describe('createPollerRegistry', () => {
     const registry = createPollerRegistry({ ...options, minIntervalMs: 1_000 });
     const { spec } = scripted(['pending']);
     const watching = registry.watch(spec);
-    expect((await watching.next()).value).toEqual({ kind: 'state', state: 'pending' });
+    expect((await watching.next()).value).toMatchObject({ kind: 'state', state: 'pending' });
     registry.closeAll();
     expect(await drain(watching)).toEqual([]);
     expect(registry.size).toBe(0);
