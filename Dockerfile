@@ -1,12 +1,27 @@
 # syntax=docker/dockerfile:1
 # Weft: production dependencies and the TypeScript sources, run by Node 24's own type stripping —
-# the same `node … src/main.ts` as `npm start`, with no build step and no dev tool at run time.
+# the same `node … src/main.ts` as `npm start`, with no dev tool at run time. The one build step is
+# the explorer's browser bundle (its own stage; the image carries its output, not its sources).
 # The upstream simulator is not in the image: set UPSTREAM_URL (production refuses to start without).
 
 FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# --ignore-scripts: the project's `prepare` builds the explorer, which takes the dev dependencies
+# (the explorer stage below does it); no production dependency needs its install script.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+# The explorer's bundle (GraphiQL 5, React 19, Monaco and its workers; docs/explorer.md): built here
+# with the dev dependencies, only its output goes into the image.
+FROM node:24.21.0-bookworm-slim AS explorer
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
+COPY scripts/build-explorer.ts ./scripts/
+COPY explorer ./explorer
+COPY src/server/explorer ./src/server/explorer
+RUN node scripts/build-explorer.ts
 
 # The product's sources only: the simulator (development and tests) stays out.
 FROM node:24.21.0-bookworm-slim AS sources
@@ -27,6 +42,7 @@ COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --chown=node:node package.json ./
 COPY --chown=node:node schema ./schema
 COPY --from=sources --chown=node:node /app/src ./src
+COPY --from=explorer --chown=node:node /app/dist/explorer ./dist/explorer
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \

@@ -28,6 +28,12 @@ export default tseslint.config(
     },
   },
   {
+    // The explorer's browser code (bundled by scripts/build-explorer.ts): TSX, browser globals.
+    files: ['explorer/**/*.{ts,tsx}'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: { globals: globals.browser },
+  },
+  {
     files: ['src/config.ts', 'src/simulator/**', 'test/**', '.ci/**', 'vitest.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },

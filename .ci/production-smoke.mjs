@@ -1,7 +1,9 @@
 // Production smoke test: Weft started exactly as the Dockerfile starts it, without Docker.
 //
-// 1. The image's file set in a temporary folder: package.json, the lockfile, schema/, and src/
-//    without the simulator; `npm ci --omit=dev` there (no dev tool, no simulator package).
+// 1. The image's file set in a temporary folder: package.json, the lockfile, schema/, src/
+//    without the simulator, and the explorer's bundle (dist/explorer, which the checkout's `npm ci`
+//    built, as the image's explorer stage does); `npm ci --omit=dev --ignore-scripts` there, as the
+//    image does (no dev tool, no simulator package).
 // 2. The Dockerfile's ENV and CMD, read from the Dockerfile itself as the e2e tests read them
 //    (test/support/production-command.ts), with UPSTREAM_URL pointing at a standalone simulator
 //    (run from the checkout) that answers after 1.5 s.
@@ -41,14 +43,15 @@ const image = await mkdtemp(join(tmpdir(), 'weft-image-'));
 let simulator;
 try {
   step(`assembling the image's files in ${image}`);
-  for (const entry of ['package.json', 'package-lock.json', 'schema', 'src']) {
+  for (const entry of ['package.json', 'package-lock.json', 'schema', 'src', 'dist/explorer']) {
     await cp(join(root, entry), join(image, entry), { recursive: true });
   }
   await rm(join(image, 'src/simulator'), { recursive: true });
-  execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], {
-    cwd: image,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    'npm',
+    ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
+    { cwd: image, stdio: 'inherit' },
+  );
 
   const sim = startAndWait(
     process.execPath,
@@ -95,6 +98,15 @@ try {
     fail(`unexpected answer ${JSON.stringify(first)}`);
   }
   step('answered a query');
+  // The explorer: its page names the bundle's module script, which the image serves.
+  const page = await fetch(graphqlUrl, { headers: { accept: 'text/html' } }).then((res) =>
+    res.text(),
+  );
+  const script = /<script type="module" src="([^"]+)"/.exec(page)?.[1];
+  if (!script || (await fetch(new URL(script, graphqlUrl))).status !== 200) {
+    fail(`the explorer's bundle is not served: ${page.slice(0, 300)}`);
+  }
+  step('served the explorer');
   // The image's command exposes V8's collector, so memory a burst grew goes back when idle.
   if (weft.lines.some((line) => JSON.parse(line).msg?.startsWith('idle memory release off'))) {
     fail('the idle memory release is off: the CMD lacks --expose-gc');

@@ -77,7 +77,11 @@ export async function createProductionPolicy(
         }),
       });
   const explorer = config.EXPLORER
-    ? await registerExplorer(app, { graphqlPath, embeddedUpstream: config.UPSTREAM === 'embedded' })
+    ? await registerExplorer(app, {
+        graphqlPath,
+        embeddedUpstream: config.UPSTREAM === 'embedded',
+        logger,
+      })
     : undefined;
 
   const store: IdempotencyStore = redis

@@ -1,14 +1,10 @@
 /**
  * The saved example operations the explorer opens with, one tab each, written against the names of
  * the graph's client contract. The ids are the embedded simulator's fixtures
- * (as variable defaults, so each tab runs as it is: GraphiQL 3 does not load the first tab's saved
- * variables), so `npm start` + the explorer + `demo-token` shows data at once.
+ * (as variable defaults, so each tab runs as it is, with an empty variables editor), so
+ * `npm start` + the explorer + `demo-token` shows data at once.
  */
-
-/** A GraphiQL tab. */
-export interface ExplorerTab {
-  readonly query: string;
-}
+import type { ExplorerTab } from './explorer-config.ts';
 
 const certificates = `# Certificates: a customer's certificates (Relay paging over the upstream's offset/limit),
 # the detail fields load on demand; plus an entitlement's issued bundle.

@@ -1,56 +1,61 @@
 /**
- * The self-hosted explorer: a browser asking `GET /graphql` for HTML gets GraphiQL, served with its
- * React runtime from the project's own node_modules under `/explorer/` (no CDN; works offline).
+ * The self-hosted explorer: a browser asking `GET /graphql` for HTML gets GraphiQL 5, served with
+ * its bundle (explorer-bundle.ts) from this server under `/explorer/` (no CDN; works offline).
  * A client asking for JSON (or anything else) still reaches the GraphQL endpoint: the page answers
  * only when `text/html` is preferred over both GraphQL response types (media-types.ts).
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import {
+  EXPLORER_BUNDLE_DIR,
+  explorerInputsHash,
+  readExplorerManifest,
+  type ExplorerManifest,
+} from './explorer-bundle.ts';
 import { DEMO_TOKENS, EXPLORER_TABS } from './explorer-examples.ts';
 import {
-  EXPLORER_CSS,
   EXPLORER_PAGE_HEADERS,
-  EXPLORER_SCRIPT,
+  renderExplorerMissingPage,
   renderExplorerPage,
 } from './explorer-page.ts';
 
 /** Where the explorer's static files are served. */
 export const EXPLORER_ASSETS_PREFIX = '/explorer/';
 
-/** The files served from node_modules; nothing else under those folders is reachable. */
-const VENDOR_FILES: ReadonlySet<string> = new Set([
-  '/graphiql.min.js',
-  '/graphiql.min.css',
-  '/react.production.min.js',
-  '/react-dom.production.min.js',
-]);
-
 /** The header editor's initial text: a shape to fill in, not a working token. */
 export const EXPLORER_DEFAULT_HEADERS = '{\n  "Authorization": "Bearer <your token>"\n}';
-
-function vendorRoots(): string[] {
-  const require = createRequire(import.meta.url);
-  const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
-  return [
-    packageDir('graphiql'),
-    join(packageDir('react'), 'umd'),
-    join(packageDir('react-dom'), 'umd'),
-  ];
-}
 
 /** Options of {@link registerExplorer}. */
 export interface ExplorerOptions {
   readonly graphqlPath: string;
   /** The upstream is the embedded simulator (UPSTREAM=embedded): the page names its demo tokens. */
   readonly embeddedUpstream: boolean;
+  readonly logger?: FastifyBaseLogger;
+  /** Where the bundle is (tests); default dist/explorer. */
+  readonly bundleDir?: string;
 }
 
 /** A browser's page load of the GraphQL path, answered by the GraphQL route. */
 export interface ExplorerPage {
   readonly headers: Readonly<Record<string, string>>;
   readonly html: string;
+}
+
+/**
+ * Says once, on the first page load (not at start-up: it reads the sources), when the bundle was
+ * built from other sources than the checkout's — a `git pull` without `npm ci`.
+ */
+function staleCheck(manifest: ExplorerManifest, logger: FastifyBaseLogger | undefined) {
+  let checked = false;
+  return () => {
+    if (checked) return;
+    checked = true;
+    const current = explorerInputsHash();
+    if (current !== undefined && current !== manifest.inputsHash) {
+      logger?.warn('the explorer bundle is older than its sources: run `npm run build:explorer`');
+    }
+  };
 }
 
 /**
@@ -62,37 +67,53 @@ export async function registerExplorer(
   app: FastifyInstance,
   options: ExplorerOptions,
 ): Promise<ExplorerPage> {
+  const dir = options.bundleDir ?? EXPLORER_BUNDLE_DIR;
+  const manifest = readExplorerManifest(dir);
+  if (manifest === undefined) {
+    options.logger?.warn(
+      `no explorer bundle in ${dir}: the explorer page says how to build it (npm run build:explorer)`,
+    );
+    return { headers: EXPLORER_PAGE_HEADERS, html: renderExplorerMissingPage() };
+  }
+
+  const asset = (file: string) => `${EXPLORER_ASSETS_PREFIX}${file}`;
   const html = renderExplorerPage({
-    endpoint: options.graphqlPath,
-    assetsPrefix: EXPLORER_ASSETS_PREFIX,
-    tabs: EXPLORER_TABS,
-    defaultHeaders: EXPLORER_DEFAULT_HEADERS,
+    config: {
+      endpoint: options.graphqlPath,
+      tabs: EXPLORER_TABS,
+      defaultHeaders: EXPLORER_DEFAULT_HEADERS,
+      workers: {
+        editor: asset(manifest.workers.editor),
+        json: asset(manifest.workers.json),
+        graphql: asset(manifest.workers.graphql),
+      },
+    },
+    script: asset(manifest.script),
+    style: asset(manifest.style),
     demoTokens: options.embeddedUpstream ? DEMO_TOKENS : [],
   });
 
-  for (const [file, type, body] of [
-    ['explorer.js', 'text/javascript; charset=utf-8', EXPLORER_SCRIPT],
-    ['explorer.css', 'text/css; charset=utf-8', EXPLORER_CSS],
-  ] as const) {
-    app.get(`${EXPLORER_ASSETS_PREFIX}${file}`, async (_request, reply) =>
-      reply
-        .header('content-type', type)
-        .header('cache-control', 'no-cache')
-        .header('x-content-type-options', 'nosniff')
-        .send(body),
-    );
-  }
-
+  const files = new Set(manifest.files.map((file) => `/${file}`));
   await app.register(fastifyStatic, {
-    root: vendorRoots(),
+    root: join(dir),
     prefix: EXPLORER_ASSETS_PREFIX,
     decorateReply: false,
     index: false,
     list: false,
-    allowedPath: (pathName) => VENDOR_FILES.has(pathName),
-    // Versioned by package-lock, not by URL: an hour of caching, revalidated by ETag.
-    maxAge: 3_600_000,
+    // The manifest's files only: nothing else in the folder (the manifest itself) is reachable.
+    allowedPath: (pathName) => files.has(pathName),
+    // Every name carries its content's hash: a new build is a new URL.
+    maxAge: '365d',
+    immutable: true,
     setHeaders: (res) => res.setHeader('x-content-type-options', 'nosniff'),
   });
-  return { headers: EXPLORER_PAGE_HEADERS, html };
+
+  const checkStale = staleCheck(manifest, options.logger);
+  return {
+    headers: EXPLORER_PAGE_HEADERS,
+    get html() {
+      checkStale();
+      return html;
+    },
+  };
 }

@@ -1,33 +1,48 @@
 /**
  * The explorer in a real browser: Debian's Chromium (no downloaded browser), headless, with a fresh
- * profile. It loads the page, puts `Authorization: Bearer demo-token` into GraphiQL's header editor,
- * runs the saved certificates example and sees data, then runs the hosting example of another tab
- * without entering the token again — with every request the page made going to the
- * gateway itself (no CDN) and no Content-Security-Policy violation. On the embedded simulator (as
- * `npm start` runs it) the page names the demo token, and a token typed once shows in, and goes
- * with, every tab — new, never opened, opened before — before any operation has run.
+ * profile. It loads the page (GraphiQL 5 from the gateway's own bundle), puts
+ * `Authorization: Bearer demo-token` into GraphiQL's header editor, runs the saved certificates
+ * example and sees data, then runs the hosting example of another tab without entering the token
+ * again — with every request the page made going to the gateway itself (no CDN), Monaco's workers
+ * running, and no Content-Security-Policy violation. On the embedded simulator (as `npm start` runs
+ * it) the page names the demo token, and a token typed once shows in, and goes with, every tab —
+ * new, never opened, opened before — before any operation has run. After a run of each example the
+ * ledger panel lists the calls, totals and budget of the response's `extensions.upstream`, and its
+ * total of calls that reached the upstream is what the simulator counted.
  *
  * Without Chromium the test is skipped locally; with CI=true it runs and fails (`.ci/run` installs it).
  */
-import type { BrowserContext, Page, Request } from 'playwright-core';
+import type { BrowserContext, Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumMissing, launchChromium, type Browser } from '../../support/chromium.ts';
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../support/embedded-gateway.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 /**
- * Runs in the page (serialized by Playwright, so self-contained): the text of the CodeMirror editor
- * at `selector`. Functions, not strings: the page's CSP forbids evaluating strings, as it should.
+ * Runs in the page (serialized by Playwright, so self-contained): the text of GraphiQL's Monaco
+ * model whose URI ends with `name` (`operation.graphql`, `request-headers.json`, `response.json`;
+ * GraphiQL 5 keeps its Monaco at `globalThis.__MONACO`). Functions, not strings: the page's CSP
+ * forbids evaluating strings, as it should.
  */
-const editorText = (selector: string): string =>
-  String((globalThis as any).document.querySelector(selector)?.CodeMirror?.getValue() ?? '');
-const editorIncludes = ({ selector, text }: { selector: string; text: string }): boolean =>
+const editorText = (name: string): string =>
   String(
-    (globalThis as any).document.querySelector(selector)?.CodeMirror?.getValue() ?? '',
+    (globalThis as any).__MONACO?.editor
+      .getModels()
+      .find((model: any) => model.uri.path.endsWith(name))
+      ?.getValue() ?? '',
+  );
+const editorIncludes = ({ name, text }: { name: string; text: string }): boolean =>
+  String(
+    (globalThis as any).__MONACO?.editor
+      .getModels()
+      .find((model: any) => model.uri.path.endsWith(name))
+      ?.getValue() ?? '',
   ).includes(text);
-const QUERY_EDITOR = '.graphiql-query-editor .CodeMirror';
-const HEADER_EDITOR = 'section.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror';
-const RESPONSE = '.graphiql-response .CodeMirror';
+const QUERY = 'operation.graphql';
+const HEADERS = 'request-headers.json';
+const RESPONSE = 'response.json';
+const QUERY_EDITOR = '.graphiql-query-editor .monaco-editor';
+const HEADER_EDITOR = 'section.graphiql-editor-tool .graphiql-editor:not(.hidden) .monaco-editor';
 const TAB = '.graphiql-tab-button';
 
 /** Replaces the text of the editor at `selector` the way a user does: select all, type. */
@@ -38,9 +53,14 @@ async function typeInto(page: Page, selector: string, text: string): Promise<voi
   await page.keyboard.insertText(text);
 }
 
+/** Waits until the editor `name` shows `text`. */
+async function shows(page: Page, name: string, text: string, timeout = 10_000): Promise<void> {
+  await page.waitForFunction(editorIncludes, { name, text }, { timeout });
+}
+
 /** The `Authorization` the open tab's header editor shows. */
 async function shownAuthorization(page: Page): Promise<unknown> {
-  return JSON.parse(await page.evaluate(editorText, HEADER_EDITOR)).Authorization;
+  return JSON.parse(await page.evaluate(editorText, HEADERS)).Authorization;
 }
 
 /** GraphQL requests the page sent for an operation (not GraphiQL's schema introspection). */
@@ -49,19 +69,26 @@ const isOperation = (request: Request): boolean =>
   new URL(request.url()).pathname === '/graphql' &&
   !String(request.postDataJSON()?.query).includes('__schema');
 
-/** Runs the open tab; returns what the request carried and the response the editor shows. */
-async function run(page: Page, expected: string): Promise<{ authorization?: string; body: any }> {
-  const [request] = await Promise.all([
-    page.waitForRequest(isOperation, { timeout: 10_000 }),
+/**
+ * Runs the open tab; returns what the request carried, the response the editor shows and the one
+ * that came over the network.
+ */
+async function run(
+  page: Page,
+  expected: string,
+): Promise<{ headers: Record<string, string>; authorization?: string; body: any; sent: any }> {
+  const [response] = await Promise.all([
+    page.waitForResponse((res: Response) => isOperation(res.request()), { timeout: 20_000 }),
     page.click('button.graphiql-execute-button'),
   ]);
-  await page.waitForFunction(
-    editorIncludes,
-    { selector: RESPONSE, text: expected },
-    { timeout: 20_000 },
-  );
-  const { authorization } = await request.allHeaders();
-  return { authorization, body: JSON.parse(await page.evaluate(editorText, RESPONSE)) };
+  await shows(page, RESPONSE, expected, 20_000);
+  const headers = await response.request().allHeaders();
+  return {
+    headers,
+    authorization: headers.authorization,
+    body: JSON.parse(await page.evaluate(editorText, RESPONSE)),
+    sent: await response.json(),
+  };
 }
 
 describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
@@ -86,43 +113,29 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
     const page = await context.newPage();
     const requested: string[] = [];
     const problems: string[] = [];
+    const workers: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
+    page.on('worker', (worker) => workers.push(new URL(worker.url()).pathname));
 
     await page.goto(`${stack.url}/graphql`);
     await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
     // The saved certificates example is the open tab.
-    await page.waitForFunction(
-      editorIncludes,
-      { selector: QUERY_EDITOR, text: 'certificateCustomer' },
-      {
-        timeout: 10_000,
-      },
-    );
+    await shows(page, QUERY, 'certificateCustomer');
 
     // The header editor: replace the placeholder with the demo token.
     await page.click('button[data-name="headers"]');
-    await page.click(HEADER_EDITOR);
-    await page.keyboard.press('ControlOrMeta+A');
-    await page.keyboard.press('Backspace');
-    await page.keyboard.insertText('{"Authorization": "Bearer demo-token"}');
-    expect(await page.evaluate(editorText, HEADER_EDITOR)).toBe(
-      '{"Authorization": "Bearer demo-token"}',
-    );
+    await typeInto(page, HEADER_EDITOR, '{"Authorization": "Bearer demo-token"}');
+    expect(await page.evaluate(editorText, HEADERS)).toBe('{"Authorization": "Bearer demo-token"}');
 
     await stack.resetCounts();
-    await page.click('button.graphiql-execute-button');
-    await page.waitForFunction(
-      editorIncludes,
-      { selector: RESPONSE, text: '"certificateId"' },
-      {
-        timeout: 20_000,
-      },
-    );
-    const response = JSON.parse(await page.evaluate(editorText, RESPONSE));
+    const first = await run(page, '"certificateId"');
+    expect(first.headers['weft-priority']).toBe('explorer');
+    expect(first.headers['weft-trace']).toBe('1');
+    const response = first.body;
     expect(response.errors).toBeUndefined();
     expect(response.data.certificateCustomer.certificates.edges.length).toBeGreaterThan(0);
     expect(response.data.viewer.rateLimit.limit).toBe(600);
@@ -130,19 +143,9 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
 
     // Another example tab: its header editor shows the token entered once, and sends it.
     await page.locator(TAB).nth(1).click();
-    await page.waitForFunction(
-      editorIncludes,
-      { selector: QUERY_EDITOR, text: 'apps' },
-      { timeout: 10_000 },
-    );
+    await shows(page, QUERY, 'apps');
     expect(await shownAuthorization(page)).toBe('Bearer demo-token');
-    await page.click('button.graphiql-execute-button');
-    await page.waitForFunction(
-      editorIncludes,
-      { selector: RESPONSE, text: '"appId"' },
-      { timeout: 20_000 },
-    );
-    const second = JSON.parse(await page.evaluate(editorText, RESPONSE));
+    const second = (await run(page, '"appId"')).body;
     expect(second.errors).toBeUndefined();
     expect(second.data.apps.length).toBeGreaterThan(0);
     // Never in localStorage (GraphiQL's tabs and history keep headers; the explorer's storage
@@ -150,11 +153,16 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
     const stored = await page.evaluate(() => JSON.stringify((globalThis as any).localStorage));
     expect(stored).not.toContain('demo-token');
 
+    // Monaco's language services run in their workers, from the bundle.
+    await expect
+      .poll(() => workers.map((path) => path.replace(/-\w+\.js$/, '')).sort())
+      .toEqual(expect.arrayContaining(['/explorer/graphql.worker', '/explorer/json.worker']));
     const foreign = requested.filter(
       (url) => !url.startsWith(`${stack.url}/`) && !url.startsWith('data:'),
     );
     expect(foreign).toEqual([]);
     expect(problems.filter((text) => /Content Security Policy|Refused to/i.test(text))).toEqual([]);
+    expect(problems).toEqual([]);
     // A real upstream URL: no demo token is named.
     expect(await page.locator('.weft-explorer-hint').count()).toBe(0);
     await page.close();
@@ -182,29 +190,17 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
     });
     await page.goto(`${embedded.url}/graphql`);
     await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
-    await page.waitForFunction(
-      editorIncludes,
-      { selector: QUERY_EDITOR, text: 'certificateCustomer' },
-      { timeout: 10_000 },
-    );
+    await shows(page, QUERY, 'certificateCustomer');
     await page.click('button[data-name="headers"]');
     const placeholder = await shownAuthorization(page);
     expect(placeholder).toBe('Bearer <your token>');
 
     // The commerce tab, opened before the token exists: GraphiQL keeps the placeholder as its headers.
     await page.locator(TAB).nth(2).click();
-    await page.waitForFunction(
-      editorIncludes,
-      { selector: QUERY_EDITOR, text: 'store(storeId' },
-      { timeout: 10_000 },
-    );
+    await shows(page, QUERY, 'store(storeId');
     expect(await shownAuthorization(page)).toBe(placeholder);
     await page.locator(TAB).nth(0).click();
-    await page.waitForFunction(
-      editorIncludes,
-      { selector: QUERY_EDITOR, text: 'certificateCustomer' },
-      { timeout: 10_000 },
-    );
+    await shows(page, QUERY, 'certificateCustomer');
 
     // The token, typed in the first tab's header editor; nothing run.
     await typeInto(page, HEADER_EDITOR, '{"Authorization": "Bearer demo-token"}');
@@ -254,5 +250,116 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
     const stored = await page.evaluate(() => JSON.stringify((globalThis as any).localStorage));
     expect(stored).not.toMatch(/demo-(token|readonly)/);
     await page.close();
+  }, 90_000);
+
+  it("shows each example's ledger in its panel: the calls, totals and budget the response carried", async () => {
+    // A gateway of its own: each example's first run is cold.
+    const cold = await startStack();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${cold.url}/graphql`);
+      await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
+      await shows(page, QUERY, 'certificateCustomer');
+      await page.click('button[data-name="headers"]');
+      await typeInto(page, HEADER_EDITOR, '{"Authorization": "Bearer demo-token"}');
+
+      // The panel, opened from GraphiQL's sidebar, before any run.
+      await page.click('button[aria-label="Show Upstream ledger"]');
+      const panel = page.locator('.graphiql-plugin .weft-ledger');
+      await expect.poll(() => panel.locator('[data-name="no-run"]').count()).toBe(1);
+
+      /** What the panel shows: its rows (cell by cell), totals and budget. */
+      const shown = () =>
+        panel.evaluate((element: any) => {
+          const text = (node: any): string | null => node?.textContent ?? null;
+          const fact = (name: string) => text(element.querySelector(`[data-name="${name}"]`));
+          return {
+            operation: fact('operation'),
+            state: element.getAttribute('data-state'),
+            rows: [...element.querySelectorAll('.weft-ledger-calls tbody tr')].map((row: any) => ({
+              method: text(row.querySelector('[data-col="method"]')),
+              route: text(row.querySelector('[data-col="route"]')),
+              paths: text(row.querySelector('[data-col="paths"]')) ?? '',
+              status: text(row.querySelector('[data-col="status"]')),
+              source: text(row.querySelector('[data-col="source"]')),
+              attempts: text(row.querySelector('[data-col="attempts"]')),
+              ms: text(row.querySelector('[data-col="ms"]')),
+            })),
+            totals: { upstream: fact('upstream'), withoutUpstream: fact('withoutUpstream') },
+            budget: {
+              limit: fact('limit'),
+              remaining: fact('remaining'),
+              resetSec: fact('resetSec'),
+              writeReserve: fact('writeReserve'),
+            },
+          };
+        });
+      /** What the panel should show for a response's ledger. */
+      const expected = (operation: string, ledger: any) => ({
+        operation,
+        state: 'done',
+        rows: ledger.calls.map((call: any) => ({
+          method: call.method,
+          route: call.route,
+          paths: call.paths.join(', '),
+          status: call.status === null ? '—' : String(call.status),
+          source: call.limiter ? `${call.source} (${call.limiter})` : call.source,
+          attempts: String(call.attempts),
+          ms: call.durationMs.toFixed(1),
+        })),
+        totals: {
+          upstream: String(ledger.totals.upstream),
+          withoutUpstream: String(ledger.totals.withoutUpstream),
+        },
+        budget: {
+          limit: String(ledger.budget.limit),
+          remaining: String(ledger.budget.remaining),
+          resetSec: `${ledger.budget.resetSec} s`,
+          writeReserve: String(ledger.budget.writeReserve),
+        },
+      });
+
+      const examples = [
+        {
+          tab: 0,
+          operation: 'Certificates',
+          marker: 'certificateCustomer',
+          data: '"certificateId"',
+        },
+        { tab: 1, operation: 'Hosting', marker: 'apps', data: '"appId"' },
+        { tab: 2, operation: 'Commerce', marker: 'store(storeId', data: '"transactionId"' },
+        // Again, warm: what the cache served shows as such.
+        {
+          tab: 0,
+          operation: 'Certificates',
+          marker: 'certificateCustomer',
+          data: '"certificateId"',
+        },
+      ];
+      const sources = new Set<string>();
+      for (const [index, example] of examples.entries()) {
+        await page.locator(TAB).nth(example.tab).click();
+        await shows(page, QUERY, example.marker);
+        await expect.poll(() => shownAuthorization(page)).toBe('Bearer demo-token');
+        await cold.resetCounts();
+        const { sent, body } = await run(page, example.data);
+        expect(body.errors, example.operation).toBeUndefined();
+        const ledger = sent.extensions?.upstream;
+        expect(ledger, `${example.operation}: extensions.upstream`).toBeDefined();
+        if (index < 3) expect(ledger.calls.length, example.operation).toBeGreaterThan(0);
+        for (const call of ledger.calls) sources.add(call.source);
+
+        await expect.poll(shown).toEqual(expected(example.operation, ledger));
+        // The calls that reached the upstream are the ones the upstream counted.
+        expect(Number((await shown()).totals.upstream), example.operation).toBe(
+          await cold.upstreamCalls(),
+        );
+      }
+      expect([...sources]).toContain('network');
+      expect([...sources].some((source) => source !== 'network')).toBe(true);
+      await page.close();
+    } finally {
+      await cold.close();
+    }
   }, 90_000);
 });
