@@ -43,6 +43,20 @@ export type AttemptOutcome =
   | { readonly status: number; readonly headers: Readonly<Record<string, string>> }
   | { readonly error: string };
 
+/**
+ * The upstream calls of one operation as its ledger reports them (`upstream/upstream-ledger.ts`;
+ * restated here, as this layer sits below the upstream one).
+ */
+export interface UpstreamCalls {
+  readonly calls: readonly {
+    readonly method: string;
+    readonly route: string;
+    readonly source: string;
+    readonly limiter?: string | undefined;
+  }[];
+  readonly totals: { readonly upstream: number; readonly withoutUpstream: number };
+}
+
 /** The span of one upstream attempt, started before the request leaves. */
 export interface UpstreamAttempt {
   /** `traceparent` (and `tracestate`) naming this attempt's span: sent with the request. */
@@ -60,8 +74,15 @@ export interface Tracing {
     parent: Span | undefined,
     operation: { type: string; name: string | null | undefined; documentHash: string | undefined },
   ): Span;
-  /** Ends an operation's span with its errors (an error status when there is any). */
-  endOperation(span: Span, errors: readonly { extensions?: Record<string, unknown> }[]): void;
+  /**
+   * Ends an operation's span with its errors (an error status when there is any) and, when the
+   * request kept its upstream ledger, the calls it needed.
+   */
+  endOperation(
+    span: Span,
+    errors: readonly { extensions?: Record<string, unknown> }[],
+    upstream?: UpstreamCalls,
+  ): void;
   /**
    * Starts the span of one upstream attempt below `parent` (the operation's span); undefined when
    * the call serves no traced request. `resendCount` is the attempts of the same call before it.
@@ -229,8 +250,23 @@ export function createTracing(options: TracingOptions): Tracing {
       );
     },
 
-    endOperation(span, errors) {
+    endOperation(span, errors, upstream) {
       span.setAttribute('weft.graphql.error_count', errors.length);
+      if (upstream) {
+        span.setAttribute('weft.upstream.requests', upstream.totals.upstream);
+        span.setAttribute('weft.upstream.calls_without_upstream', upstream.totals.withoutUpstream);
+        // A call served without the upstream sends nothing, so it has no attempt span: an event says
+        // what served it instead.
+        for (const call of upstream.calls) {
+          if (call.source === 'network') continue;
+          span.addEvent('weft.upstream.call', {
+            'http.request.method': call.method,
+            'url.template': call.route,
+            'weft.upstream.source': call.source,
+            ...(call.limiter ? { 'weft.upstream.limiter': call.limiter } : {}),
+          });
+        }
+      }
       if (errors.length > 0) {
         const code = errors[0]?.extensions?.code;
         span.setAttribute('error.type', typeof code === 'string' ? code : '_OTHER');

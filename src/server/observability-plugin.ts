@@ -36,7 +36,12 @@ export function observabilityPlugin(
             failed ? 'error' : 'success',
             (performance.now() - started) / 1000,
           );
-          if (operationSpan && tracing) tracing.endOperation(operationSpan, errors ?? []);
+          if (!operationSpan || !tracing) return;
+          // The ledger, when the request keeps one (metrics on, or `Weft-Trace: 1`), once every call
+          // it opened has ended: the calls served without the upstream have no attempt span.
+          const ledger = contextValue.facts?.ledger;
+          if (ledger) await ledger.settled();
+          tracing.endOperation(operationSpan, errors ?? [], ledger?.report(null));
         },
       };
     },

@@ -21,6 +21,7 @@ export interface ReceivedSpan {
   readonly kind: number;
   readonly attributes: Readonly<Record<string, AttributeValue>>;
   readonly links: readonly { traceId: string; spanId: string }[];
+  readonly events: readonly { name: string; attributes: Record<string, AttributeValue> }[];
   /** 0 unset, 1 ok, 2 error. */
   readonly statusCode: number;
   readonly resource: Readonly<Record<string, AttributeValue>>;
@@ -133,6 +134,11 @@ function decodeProtobuf(body: Buffer): ReceivedSpan[] {
             const l = fieldsOf(link.bytes!);
             return { traceId: hex(one(l, 1)), spanId: hex(one(l, 2)) };
           }),
+          // Event { time_unix_nano 1, name 2, attributes 3 }
+          events: all(s, 11).map((event) => {
+            const e = fieldsOf(event.bytes!);
+            return { name: text(one(e, 2)), attributes: protoAttributes(all(e, 3)) };
+          }),
           // Status { message 2, code 3 }
           statusCode: status ? Number(one(fieldsOf(status.bytes!), 3)?.varint ?? 0n) : 0,
           resource,
@@ -183,6 +189,12 @@ function decodeJson(body: Buffer): ReceivedSpan[] {
             traceId: l.traceId,
             spanId: l.spanId,
           })),
+          events: (s.events ?? []).map(
+            (e: { name: string; attributes?: { key: string; value?: JsonAnyValue }[] }) => ({
+              name: e.name,
+              attributes: jsonAttributes(e.attributes),
+            }),
+          ),
           statusCode: s.status?.code ?? 0,
           resource,
         });

@@ -22,6 +22,10 @@ const DASHBOARD = `query TracedDashboard($customer: ID!, $domain: String) {
   certificateCustomer(customerId: $customer) { certificates(first: 2) { totalCount } }
   certificateSubscriptions(filter: { domain: $domain }, first: 2) { totalCount }
 }`;
+/** One of the dashboard's calls again, in another document (so not a whole-response replay). */
+const CACHED = `query CachedPart($customer: ID!) {
+  certificateCustomer(customerId: $customer) { certificates(first: 2) { totalCount } }
+}`;
 const WHO = `query CanaryCaller { certificateCustomer(customerId: "${PATH_ID}") { certificates(first: 1) { totalCount } } }`;
 
 const SERVER = 2;
@@ -97,6 +101,7 @@ describe.each([
   let traced: TracedStack;
   let spans: ReceivedSpan[];
   const caller = incoming();
+  const second = incoming();
   let dashboardRequests: RecordingProxy['requests'] = [];
 
   beforeAll(async () => {
@@ -114,6 +119,13 @@ describe.each([
     );
     expect(dashboard.body.errors).toBeUndefined();
     dashboardRequests = [...proxy.requests];
+    const cached = await stack.gql(
+      CACHED,
+      { customer: PATH_ID },
+      { headers: { traceparent: second.traceparent } },
+    );
+    expect(cached.body.errors).toBeUndefined();
+    expect(proxy.requests).toHaveLength(dashboardRequests.length);
     const refused = await stack.gql(WHO, undefined, { token: CANARY_TOKEN });
     expect(refused.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
     // Closing sends the batch still waiting (test/e2e/observability shows it is the only send).
@@ -206,6 +218,37 @@ describe.each([
     expect(
       firstTries.every((span) => span.attributes['http.request.resend_count'] === undefined),
     ).toBe(true);
+  });
+
+  it('counts the calls on the operation span, and names each call served without the upstream', () => {
+    const operationOf = (traceId: string) =>
+      spans.find((span) => span.traceId === traceId && span.kind === INTERNAL)!;
+    const dashboard = operationOf(caller.traceId);
+    expect(dashboard.attributes).toMatchObject({
+      // Every request the upstream received, the failed attempt included: one per attempt span.
+      'weft.upstream.requests': dashboardRequests.length,
+      'weft.upstream.calls_without_upstream': 0,
+    });
+    expect(dashboard.events).toEqual([]);
+
+    const cached = operationOf(second.traceId);
+    expect(cached.attributes).toMatchObject({
+      'weft.upstream.requests': 0,
+      'weft.upstream.calls_without_upstream': 1,
+    });
+    expect(spans.filter((span) => span.traceId === second.traceId && span.kind === CLIENT)).toEqual(
+      [],
+    );
+    expect(cached.events).toEqual([
+      {
+        name: 'weft.upstream.call',
+        attributes: {
+          'http.request.method': 'GET',
+          'url.template': '/v2/customers/{customerId}/certificates',
+          'weft.upstream.source': 'cache',
+        },
+      },
+    ]);
   });
 
   it('exports no token, no variable value and no id from a path', () => {
