@@ -94,51 +94,72 @@ function refusalOf(error: unknown): string | undefined {
   return typeof limiter === 'string' ? limiter : 'CREDENTIAL';
 }
 
+/**
+ * One line: the call as the report shows it (its own fields serialise; the start time is private)
+ * and the entry the layers note on. A class, not closures: with metrics on, every upstream call of
+ * every request opens one.
+ */
+class Line implements LedgerCall, LedgerEntry {
+  status: number | null = null;
+  source: LedgerSource = 'network';
+  limiter?: string;
+  attempts = 0;
+  durationMs = 0;
+  readonly method: string;
+  readonly route: string;
+  readonly paths: readonly string[];
+  readonly #startedAt: number;
+
+  constructor(method: string, route: string, path: string | undefined, startedAt: number) {
+    this.method = method;
+    this.route = route;
+    this.paths = path === undefined ? [] : [path];
+    this.#startedAt = startedAt;
+  }
+
+  get call(): LedgerCall {
+    return this;
+  }
+
+  attempted(status: number): void {
+    this.attempts += 1;
+    this.status = status;
+  }
+
+  servedBy(source: Exclude<LedgerSource, 'network' | 'refused'>): void {
+    this.source = source;
+  }
+
+  settle(at: number, error: unknown): void {
+    this.durationMs = Math.round((at - this.#startedAt) * 10) / 10;
+    if (error === undefined || this.source === 'stale') return;
+    const limiter = this.attempts === 0 ? refusalOf(error) : undefined;
+    if (limiter !== undefined) {
+      this.source = 'refused';
+      this.limiter = limiter;
+    } else if (error instanceof UpstreamError && error.status !== undefined) {
+      this.status = error.status;
+    }
+  }
+}
+
 export function createUpstreamLedger(
   now: () => number = performance.now.bind(performance),
 ): UpstreamLedger {
-  const calls: LedgerCall[] = [];
-  const startedAt = new WeakMap<LedgerCall, number>();
+  const lines: Line[] = [];
   let open = 0;
   let allSettled: (() => void) | undefined;
-  const ledger: UpstreamLedger = {
+  return {
     open(method, route) {
-      const path = fieldPath.getStore();
-      const call: LedgerCall = {
-        method,
-        route,
-        status: null,
-        source: 'network',
-        attempts: 0,
-        durationMs: 0,
-        paths: path === undefined ? [] : [path],
-      };
-      calls.push(call);
-      startedAt.set(call, now());
+      const line = new Line(method, route, fieldPath.getStore(), now());
+      lines.push(line);
       open += 1;
-      return {
-        call,
-        attempted(status) {
-          call.attempts += 1;
-          call.status = status;
-        },
-        servedBy(source) {
-          call.source = source;
-        },
-      };
+      return line;
     },
-    settle({ call }, error) {
-      call.durationMs = Math.round((now() - (startedAt.get(call) ?? now())) * 10) / 10;
+    settle(entry, error) {
+      (entry as Line).settle(now(), error);
       open -= 1;
       if (open === 0) allSettled?.();
-      if (error === undefined || call.source === 'stale') return;
-      const limiter = call.attempts === 0 ? refusalOf(error) : undefined;
-      if (limiter !== undefined) {
-        call.source = 'refused';
-        call.limiter = limiter;
-      } else if (error instanceof UpstreamError && error.status !== undefined) {
-        call.status = error.status;
-      }
     },
     settled() {
       if (open === 0) return Promise.resolve();
@@ -153,16 +174,15 @@ export function createUpstreamLedger(
     report(budget) {
       let upstream = 0;
       let withoutUpstream = 0;
-      for (const call of calls) {
-        upstream += call.attempts;
-        if (call.attempts === 0) withoutUpstream += 1;
+      for (const line of lines) {
+        upstream += line.attempts;
+        if (line.attempts === 0) withoutUpstream += 1;
       }
       return {
-        calls: calls.slice(0, MAX_LEDGER_CALLS),
+        calls: lines.slice(0, MAX_LEDGER_CALLS),
         totals: { upstream, withoutUpstream },
         budget,
       };
     },
   };
-  return ledger;
 }
