@@ -4,6 +4,7 @@
  */
 import DataLoader from 'dataloader';
 import { createKeyedLoader } from '../kit/keyed-loader.ts';
+import { trackAskers, type LoaderAskers } from '../kit/loader-askers.ts';
 import type { CommerceApi } from './commerce.api.ts';
 import type { RedactedTransaction } from './card-redaction.ts';
 
@@ -113,9 +114,17 @@ export function createCommerceLoaders(api: CommerceApi) {
       (storeId) => storeId,
     ),
     /** Keys are lower-case ids (the upstream matches uuids case-insensitively). */
-    transaction: new DataLoader<TransactionKey, RedactedTransaction | null, string>(
-      (keys) => loadTransactions(api, keys),
-      { cacheKeyFn: (key) => pair(key.storeId, key.transactionId), maxBatchSize: 1000 },
-    ),
+    transaction: transactionLoader(api),
   };
+}
+
+/** Transactions by id, batched per store; a batch's calls name every field that asked. */
+function transactionLoader(api: CommerceApi) {
+  const cacheKey = (key: TransactionKey) => pair(key.storeId, key.transactionId);
+  const loader: DataLoader<TransactionKey, RedactedTransaction | null, string> = new DataLoader(
+    (keys) => askers.run(keys, () => loadTransactions(api, keys)),
+    { cacheKeyFn: cacheKey, maxBatchSize: 1000 },
+  );
+  const askers: LoaderAskers<TransactionKey> = trackAskers(loader, cacheKey);
+  return loader;
 }

@@ -49,7 +49,7 @@ export function withFieldPaths(schema: GraphQLSchema): GraphQLSchema {
         info,
       ) =>
         context?.facts?.listed
-          ? fieldPath.run(pathText(info.path), resolve, source, args, context, info)
+          ? fieldPath.run([pathText(info.path)], resolve, source, args, context, info)
           : resolve(source, args, context, info);
       wrapped.set(withPath as GraphQLFieldResolver<unknown, unknown>, resolve);
       field.resolve = withPath;

@@ -29,7 +29,7 @@ export interface LedgerCall {
   /** Upstream requests that got an answer (retries included). */
   attempts: number;
   durationMs: number;
-  /** The GraphQL field path that asked for it (e.g. `apps.2.status`); empty outside a field. */
+  /** The GraphQL field paths that asked for it (e.g. `apps.2.status`); empty outside a field. */
   readonly paths: readonly string[];
 }
 
@@ -66,10 +66,12 @@ export interface UpstreamLedger {
 }
 
 /**
- * The GraphQL path of the field whose resolver is running, set only while a ledger is kept
- * (`graph/ledger-paths.ts`): the upstream layer reads it without the domains passing it down.
+ * The GraphQL paths of the fields a call is made for: the field whose resolver is running
+ * (`graph/ledger-paths.ts`), or every field that asked a loader for the key it fetches
+ * (`kit/loader-askers.ts`; the array grows while the call is in flight). Set only for a request that
+ * lists its ledger: the upstream layer reads it without the domains passing it down.
  */
-export const fieldPath = new AsyncLocalStorage<string>();
+export const fieldPath = new AsyncLocalStorage<string[]>();
 
 /**
  * The ledger of work outside a request's own scope — a subscription's shared poller — for the
@@ -110,10 +112,10 @@ class Line implements LedgerCall, LedgerEntry {
   readonly paths: readonly string[];
   readonly #startedAt: number;
 
-  constructor(method: string, route: string, path: string | undefined, startedAt: number) {
+  constructor(method: string, route: string, paths: string[] | undefined, startedAt: number) {
     this.method = method;
     this.route = route;
-    this.paths = path === undefined ? [] : [path];
+    this.paths = paths ?? [];
     this.#startedAt = startedAt;
   }
 
