@@ -15,10 +15,10 @@ export function createRouteLookup(
   table: RouteTable,
 ): UpstreamClient {
   /** A call of a request that keeps a ledger: its line opens here and settles with its outcome. */
-  async function listed<T>(call: RoutedCall, ledger: UpstreamLedger) {
+  async function listed<T>(call: UpstreamCall, ledger: UpstreamLedger) {
     const ledgerEntry = ledger.open(call.method, call.route);
     try {
-      const response = await inner.request<T>({ ...call, ledgerEntry });
+      const response = await inner.request<T>({ ...call, declared: table.of(call), ledgerEntry });
       ledger.settle(ledgerEntry);
       return response;
     } catch (error) {
@@ -29,9 +29,10 @@ export function createRouteLookup(
 
   return {
     request<T>(call: UpstreamCall) {
-      const routed = { ...call, declared: table.of(call) };
       const ledger = call.scope?.facts?.ledger ?? activeLedger.getStore();
-      return ledger ? listed<T>(routed, ledger) : inner.request<T>(routed);
+      return ledger
+        ? listed<T>(call, ledger)
+        : inner.request<T>({ ...call, declared: table.of(call) });
     },
     probe: (timeoutMs) => inner.probe(timeoutMs),
     close: () => inner.close(),
