@@ -1,0 +1,6 @@
+/**
+ * What each certificates field costs in upstream calls, at most (`kit/call-bounds.ts`, docs/demand.md).
+ */
+import type { CallBoundDeclarations } from '../kit/call-bounds.ts';
+
+export const CERTIFICATES_CALL_BOUNDS: CallBoundDeclarations = {};

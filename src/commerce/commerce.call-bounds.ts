@@ -1,0 +1,6 @@
+/**
+ * What each commerce field costs in upstream calls, at most (`kit/call-bounds.ts`, docs/demand.md).
+ */
+import type { CallBoundDeclarations } from '../kit/call-bounds.ts';
+
+export const COMMERCE_CALL_BOUNDS: CallBoundDeclarations = {};
