@@ -228,6 +228,11 @@ const ConfigSchema = z.object({
     .describe(
       'Estimated cost of an operation (docs/security.md: objects resolved, lists times their size).',
     ),
+  LIMIT_MAX_UPSTREAM_CALLS: int(1, 100_000)
+    .default(150)
+    .describe(
+      'The most upstream calls one operation may be able to make (its bound, docs/demand.md): an operation whose bound is higher is refused before it spends anything.',
+    ),
   LIMIT_DEFAULT_LIST_SIZE: int(1, 10_000)
     .default(10)
     .describe(

@@ -23,6 +23,8 @@ export interface GatewayMetrics {
     name: string | null | undefined,
     upstream: number,
     withoutUpstream: number,
+    /** The operation's upper bound of upstream calls (docs/demand.md), when it had one. */
+    bound?: number,
   ): void;
   breakerState(breakerClass: string, state: CircuitState): void;
 }
@@ -102,6 +104,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     labelNames: ['operation'],
     registers: [registry],
   });
+  const operationUpstreamBound = new Counter({
+    name: 'weft_operation_upstream_calls_bound_total',
+    help: 'Upper bounds of upstream calls of the operations run (beside the calls they made), by operation name',
+    labelNames: ['operation'],
+    registers: [registry],
+  });
   const breakers = new Gauge({
     name: 'weft_circuit_breaker_state',
     help: 'Circuit state per upstream route class (0 closed, 1 half-open, 2 open)',
@@ -162,8 +170,11 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     bucketWait: (bucket, priority) => bucketWaits.inc({ bucket, priority }),
     bucketRefusal: (bucket, priority) => bucketRefusals.inc({ bucket, priority }),
     upstreamRateLimited: (priority) => upstream429s.inc({ priority }),
-    operationUpstream(name, upstream, withoutUpstream) {
+    operationUpstream(name, upstream, withoutUpstream, bound) {
       const operation = operationLabel(name);
+      if (bound !== undefined && bound > 0 && Number.isFinite(bound)) {
+        operationUpstreamBound.inc({ operation }, bound);
+      }
       if (upstream > 0) operationUpstreamCalls.inc({ operation }, upstream);
       if (withoutUpstream > 0) operationServedWithoutUpstream.inc({ operation }, withoutUpstream);
     },

@@ -121,13 +121,18 @@ export function upstreamFactsPlugin(
               operationName,
               report.totals.upstream,
               report.totals.withoutUpstream,
+              facts.estimate,
             );
           }
           if (facts.ledger && facts.listed) {
             // After the operation, spent or not: a snapshot costs no upstream call.
             const after =
               (facts.spent > 0 ? facts.budget : undefined) ?? (await budgetOf(contextValue));
-            extensions.upstream = facts.ledger.report(after ?? null);
+            // The bound beside what was spent (docs/demand.md): never below `totals.upstream`.
+            extensions.upstream = {
+              ...facts.ledger.report(after ?? null),
+              estimate: facts.estimate === undefined ? null : { calls: facts.estimate },
+            };
           }
           if (facts.stale.length > 0) {
             extensions.stale = {

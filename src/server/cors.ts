@@ -30,6 +30,7 @@ export const CORS_ALLOWED_HEADERS = [
   'idempotency-key',
   'weft-priority',
   'weft-trace',
+  'weft-accept-partial',
   REQUEST_ID_HEADER,
 ];
 

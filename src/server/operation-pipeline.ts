@@ -18,19 +18,21 @@
  *  5. Validation: graphql-js's rules, plus the shape limits again as a backstop
  *     ({@link OperationPipeline.validationRules}). Apollo / `prepareSubscription`.
  *  6. Operation type fits the transport: subscriptions over WS and SSE only, the rest over HTTP.
- *  7. Variables (value-free errors), the arguments' `@range` bounds, then cost
- *     ({@link OperationPipeline.refuseOperation}). HTTP: the Apollo plugin below; WS and SSE:
- *     `prepareSubscription`.
+ *  7. Variables (value-free errors), the arguments' `@range` bounds, then cost, then the upper
+ *     bound of upstream calls against its maximum ({@link OperationPipeline.refuseOperation}).
+ *     HTTP: the Apollo plugin below; WS and SSE: `prepareSubscription`. Over HTTP, the bound then
+ *     meets what is left of the credential's window (`limits/upstream-call-policy.ts`).
  *  8. Idempotency of mutations with `Idempotency-Key`. HTTP (mutations run nowhere else).
  *  9. Execution; metrics, tracing and one log line per operation.
  */
-import type { ApolloServerPlugin } from '@apollo/server';
-import type {
-  DocumentNode,
-  GraphQLError,
-  GraphQLSchema,
-  OperationDefinitionNode,
-  ValidationRule,
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import {
+  GraphQLError as GraphQLErrorClass,
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValidationRule,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { GatewayError } from '../errors/gateway-errors.ts';
@@ -46,6 +48,22 @@ import {
 import { createOperationShapeRule } from './limits/operation-shape.rule.ts';
 import type { TrustedDocuments } from './persisted-operations/trusted-documents.ts';
 import { variableValueProblems } from './variable-values.ts';
+import type { CallBoundDeclarations } from '../kit/call-bounds.ts';
+import { ACCEPT_PARTIAL_HEADER, createUpstreamCallPolicy } from './limits/upstream-call-policy.ts';
+
+/** An operation the budget cannot pay, refused before execution: 429 with `Retry-After`. */
+function overBudget(refusal: GatewayError): GraphQLError {
+  const retryAfterSec = refusal.details.retryAfterSec;
+  return new GraphQLErrorClass(refusal.message, {
+    originalError: refusal,
+    extensions: {
+      http: {
+        status: 429,
+        headers: new HeaderMap([['retry-after', String(retryAfterSec)]]),
+      },
+    },
+  });
+}
 
 export interface OperationPipeline {
   /** Step 2: size, tokens, trusted documents, then the shape limits of the parsed document. */
@@ -75,7 +93,10 @@ const REMEMBERED_DOCUMENT_CHARS = 4 * 1024 * 1024;
 export function createOperationPipeline(
   limits: OperationLimits,
   trusted: TrustedDocuments | undefined,
+  /** The fields' upstream-call bounds; without them, operations are not bounded in calls. */
+  callBounds?: CallBoundDeclarations,
 ): OperationPipeline {
+  const calls = callBounds && createUpstreamCallPolicy(callBounds);
   /** Document text → its refusal, or that it passed step 2. */
   const verdicts = new LRUCache<string, GatewayError | { passed: true }>({
     maxSize: REMEMBERED_DOCUMENT_CHARS,
@@ -112,6 +133,14 @@ export function createOperationPipeline(
     if (cost > limits.maxCost) {
       return [limitGraphQLError(limitExceeded('cost', limits.maxCost, cost), operation)];
     }
+    // Then the upstream calls it can make, whatever the budget (subscriptions poll: per event).
+    if (calls && operation.operation !== 'subscription') {
+      const bound = calls.boundOf(schema, document, operation, variables);
+      if (bound.calls > limits.maxUpstreamCalls) {
+        const refusal = limitExceeded('upstreamCalls', limits.maxUpstreamCalls, bound.calls);
+        return [limitGraphQLError(refusal, operation)];
+      }
+    }
     return undefined;
   };
 
@@ -125,11 +154,21 @@ export function createOperationPipeline(
         return {
           // Once the operation is known and before execution: the cost depends on the variables,
           // which validation rules do not see. Apollo registers an APQ only after this passed.
-          async didResolveOperation({ schema, document, operation, request }) {
+          async didResolveOperation({ schema, document, operation, request, contextValue }) {
             // No operation: execution reports the unknown operation name; nothing to check.
             if (!operation) return;
             const [first] = refuseOperation(schema, document, operation, request.variables) ?? [];
             if (first) throw first;
+            if (!calls || operation.operation === 'subscription') return;
+            // The bound against what is left of the window, before anything is spent.
+            const bound = calls.boundOf(schema, document, operation, request.variables);
+            contextValue.facts?.recordEstimate(bound.calls);
+            const { credential } = contextValue;
+            if (bound.calls === 0 || !credential) return;
+            if (request.http?.headers.get(ACCEPT_PARTIAL_HEADER) === '1') return;
+            const budget = await contextValue.budget.snapshot(credential).catch(() => undefined);
+            const refusal = budget && calls.refuseOverBudget(bound, operation, budget);
+            if (refusal) throw overBudget(refusal);
           },
         };
       },

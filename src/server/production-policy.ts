@@ -21,6 +21,7 @@ import {
 import { createRedisIdempotencyStore } from './idempotency/redis-idempotency-store.ts';
 import { operationLimitsOf } from './limits/operation-limits.ts';
 import { createOperationPipeline, type OperationPipeline } from './operation-pipeline.ts';
+import { callBounds } from '../graph/call-bounds.ts';
 import { createPersistedOperations } from './persisted-operations/persisted-operations.ts';
 
 /** A claim on an idempotency key outlives any mutation; it only matters if a replica dies mid-request. */
@@ -62,7 +63,7 @@ export async function createProductionPolicy(
     redis: redis && { connection: redis, keyPrefix: config.REDIS_KEY_PREFIX },
     logger,
   });
-  const pipeline = createOperationPipeline(limits, persisted.trusted);
+  const pipeline = createOperationPipeline(limits, persisted.trusted, callBounds());
   const apqRegistration = persisted.trusted
     ? undefined
     : createApqRegistrationHook({

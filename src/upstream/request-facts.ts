@@ -41,6 +41,9 @@ export interface RequestFacts {
   readonly ledger: UpstreamLedger | undefined;
   /** The response lists the ledger, with each call's field path. */
   readonly listed: boolean;
+  /** The operation's upper bound of upstream calls, once known (docs/demand.md). */
+  readonly estimate: number | undefined;
+  recordEstimate(calls: number): void;
   /** Upstream calls that took a token for this request. */
   readonly spent: number;
   /** The budget after the latest spend (or correction by the upstream's headers). */
@@ -62,11 +65,18 @@ export function createRequestFacts(ledger?: UpstreamLedger, listed = false): Req
   let budget: BudgetSnapshot | undefined;
   const stale: StaleFact[] = [];
   let replayable = true;
+  let estimate: number | undefined;
   let freshUntil: number | undefined;
   const tags: Record<string, string> = {};
   return {
     ledger,
     listed: listed && ledger !== undefined,
+    get estimate() {
+      return estimate;
+    },
+    recordEstimate(calls) {
+      estimate = calls;
+    },
     get spent() {
       return spent;
     },

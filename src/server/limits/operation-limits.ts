@@ -10,7 +10,14 @@ import { GatewayError } from '../../errors/gateway-errors.ts';
 
 /** The name a refusal carries in `extensions.limit`. */
 export type LimitName =
-  'depth' | 'aliases' | 'rootFields' | 'directives' | 'tokens' | 'documentSize' | 'cost';
+  | 'depth'
+  | 'aliases'
+  | 'rootFields'
+  | 'directives'
+  | 'tokens'
+  | 'documentSize'
+  | 'cost'
+  | 'upstreamCalls';
 
 /** The configured maxima (docs/security.md gives each default and why). */
 export interface OperationLimits {
@@ -21,6 +28,8 @@ export interface OperationLimits {
   readonly maxTokens: number;
   readonly maxDocumentBytes: number;
   readonly maxCost: number;
+  /** The most upstream calls an operation may be able to make (its bound). */
+  readonly maxUpstreamCalls: number;
   /** Size assumed for a list field without a size argument. */
   readonly defaultListSize: number;
 }
@@ -35,6 +44,7 @@ export function operationLimitsOf(config: Config): OperationLimits {
     maxTokens: config.LIMIT_MAX_TOKENS,
     maxDocumentBytes: config.LIMIT_MAX_DOCUMENT_BYTES,
     maxCost: config.LIMIT_MAX_COST,
+    maxUpstreamCalls: config.LIMIT_MAX_UPSTREAM_CALLS,
     defaultListSize: config.LIMIT_DEFAULT_LIST_SIZE,
   };
 }
@@ -47,6 +57,7 @@ const DESCRIPTIONS: Readonly<Record<LimitName, string>> = {
   tokens: 'number of tokens',
   documentSize: 'document size in bytes',
   cost: 'estimated cost',
+  upstreamCalls: 'upper bound of upstream calls',
 };
 
 /**

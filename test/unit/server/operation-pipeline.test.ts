@@ -11,6 +11,7 @@ const limits: OperationLimits = {
   maxTokens: 500,
   maxDocumentBytes: 2_000,
   maxCost: 1_000,
+  maxUpstreamCalls: 150,
   defaultListSize: 10,
 };
 
