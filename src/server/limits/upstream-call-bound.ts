@@ -24,6 +24,7 @@ import {
   isListType,
   isObjectType,
   isInterfaceType,
+  valueFromAST,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
@@ -168,7 +169,7 @@ function walkField(
   const name = node.name.value;
   const definition = fieldOf(parent, name);
   if (!definition) return 0; // __typename, or a field the validation already refused
-  const args = getArgumentValues(definition, node, walk.variables) as FieldArgs;
+  const args = argumentsOf(definition, node, walk.variables);
   const declared = costliest(walk, parent, name, args);
   let total = 0;
   if (declared) {
@@ -196,6 +197,30 @@ function walkField(
   const named = getNamedType(definition.type);
   // A list of unknown size with nothing that calls below it is free: its walk adds 0, not 0 × ∞.
   return total + walkSelections(walk, node.selectionSet, named, below, pending);
+}
+
+/**
+ * A field's arguments as execution will see them. Without the variables (a build-time check of a
+ * document, `npm run cost`), an argument given by a missing variable is left out: its declaration
+ * then assumes the documented maximum.
+ */
+function argumentsOf(
+  definition: GraphQLField<unknown, unknown>,
+  node: FieldNode,
+  variables: Readonly<Record<string, unknown>>,
+): FieldArgs {
+  try {
+    return getArgumentValues(definition, node, variables) as FieldArgs;
+  } catch {
+    const args: Record<string, unknown> = {};
+    for (const argument of node.arguments ?? []) {
+      const declared = definition.args.find((arg) => arg.name === argument.name.value);
+      if (!declared) continue;
+      const value = valueFromAST(argument.value, declared.type, variables);
+      if (value !== undefined) args[declared.name] = value;
+    }
+    return args;
+  }
 }
 
 /** The bound of one operation of `document` with these variables. */

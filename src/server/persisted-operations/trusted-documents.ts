@@ -15,6 +15,8 @@ export interface TrustedDocuments {
   /** The trusted document of a SHA-256 hash (hex, lowercase). */
   get(hash: string): string | undefined;
   has(hash: string): boolean;
+  /** Every trusted document (`npm run cost` bounds them all). */
+  documents(): Iterable<string>;
   /** For Apollo's `persistedQueries.cache`: answers from the manifest, registers nothing. */
   readonly cache: DocumentCache;
 }
@@ -61,6 +63,7 @@ export function trustedDocumentsFrom(manifest: unknown, source: string): Trusted
     size: documents.size,
     get: (hash) => documents.get(hash.toLowerCase()),
     has: (hash) => documents.has(hash.toLowerCase()),
+    documents: () => documents.values(),
     cache: {
       get: async (key) => documents.get(hashOfCacheKey(key).toLowerCase()),
       // Registration is what trusted documents exist to prevent: writes are dropped.
