@@ -15,16 +15,17 @@
  * - writes are one POST / PATCH each, never retried (not idempotent).
  */
 import { FREE, ONE_CALL, intArg, type CallBoundDeclarations } from '../kit/call-bounds.ts';
+import { MAX_CHANNEL_PAGES, V1_MAX_LIMIT } from './commerce.loaders.ts';
 import { CUSTOMER_PAGE } from './customer-connection.ts';
 import { TRANSACTION_PAGE } from './transaction-connection.ts';
 
 /**
- * `MAX_CHANNEL_PAGES` of commerce.loaders.ts: the most pages one channel walk fetches (it stops
- * earlier at a short page, or at a page that restarts before the marker).
+ * The most pages one channel walk fetches (it stops earlier at a short page, or at a page that
+ * restarts before the marker).
  */
-export const CHANNEL_WALK_PAGES = 50;
+export const CHANNEL_WALK_PAGES = MAX_CHANNEL_PAGES;
 /** The v1 `limit` of each page of the walk. */
-const CHANNEL_WALK_LIMIT = 100;
+const CHANNEL_WALK_LIMIT = V1_MAX_LIMIT;
 
 /** A walk of the channels (of a store, or of the account): up to 50 calls, 5000 channels. */
 const CHANNEL_WALK = {

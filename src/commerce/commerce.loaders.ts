@@ -11,9 +11,9 @@ import type { RedactedTransaction } from './card-redaction.ts';
 /** The upstream's largest `pageSize` and `transactionIds` count. */
 const MAX_IDS_PER_CALL = 100;
 /** v1 lists: the largest `limit`. */
-const V1_MAX_LIMIT = 100;
+export const V1_MAX_LIMIT = 100;
 /** A bound on a channel walk, in case an upstream never returns a short page. */
-const MAX_CHANNEL_PAGES = 50;
+export const MAX_CHANNEL_PAGES = 50;
 
 interface TransactionKey {
   storeId: string;
