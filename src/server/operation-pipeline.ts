@@ -93,10 +93,13 @@ const REMEMBERED_DOCUMENT_CHARS = 4 * 1024 * 1024;
 export function createOperationPipeline(
   limits: OperationLimits,
   trusted: TrustedDocuments | undefined,
-  /** The fields' upstream-call bounds; without them, operations are not bounded in calls. */
-  callBounds?: CallBoundDeclarations,
+  /**
+   * The fields' upstream-call bounds and how long a call may wait for room; without them,
+   * operations are not bounded in calls.
+   */
+  demand?: { readonly callBounds: CallBoundDeclarations; readonly maxWaitMs: number },
 ): OperationPipeline {
-  const calls = callBounds && createUpstreamCallPolicy(callBounds);
+  const calls = demand && createUpstreamCallPolicy(demand.callBounds, demand.maxWaitMs);
   /** Document text → its refusal, or that it passed step 2. */
   const verdicts = new LRUCache<string, GatewayError | { passed: true }>({
     maxSize: REMEMBERED_DOCUMENT_CHARS,

@@ -63,7 +63,10 @@ export async function createProductionPolicy(
     redis: redis && { connection: redis, keyPrefix: config.REDIS_KEY_PREFIX },
     logger,
   });
-  const pipeline = createOperationPipeline(limits, persisted.trusted, callBounds());
+  const pipeline = createOperationPipeline(limits, persisted.trusted, {
+    callBounds: callBounds(),
+    maxWaitMs: config.UPSTREAM_BUCKET_WAIT_MS,
+  });
   const apqRegistration = persisted.trusted
     ? undefined
     : createApqRegistrationHook({

@@ -3,8 +3,9 @@
  * upper bound of upstream calls (`upstream-call-bound.ts`) is held against
  * - the per-operation maximum (`LIMIT_MAX_UPSTREAM_CALLS`): over it, the operation is refused
  *   whatever the budget, as a limit (`extensions.limit: "upstreamCalls"`, `max`, `actual`);
- * - what is left of the credential's window for it (a query may not take the write reserve): over
- *   it, the operation is refused with RATE_LIMITED (`limiter: "OPERATION_BOUND"`, the bound, what is
+ * - what is left of the credential's window for it (a query may not take the write reserve), or of
+ *   the next window when this one ends within the wait a call is allowed: over it, an operation of
+ *   more than one call (one call cannot fail half way: the limiter answers it) is refused with RATE_LIMITED (`limiter: "OPERATION_BOUND"`, the bound, what is
  *   left, `retryAfterSec` until the window's end) — unless the client accepts partial results
  *   (`Weft-Accept-Partial: 1`): then it runs, and the fields the budget cannot pay fail alone.
  * The bound of a document and variables is remembered: the same screen asks the same again.
@@ -40,7 +41,11 @@ export interface UpstreamCallPolicy {
   ): GatewayError | undefined;
 }
 
-export function createUpstreamCallPolicy(declarations: CallBoundDeclarations): UpstreamCallPolicy {
+export function createUpstreamCallPolicy(
+  declarations: CallBoundDeclarations,
+  /** How long a call may wait for room (`UPSTREAM_BUCKET_WAIT_MS`). */
+  maxWaitMs: number,
+): UpstreamCallPolicy {
   // Apollo keeps one parsed document per text: its identity names the text.
   const remembered = new LRUCache<DocumentNode, Map<string, UpstreamCallBound>>({
     max: REMEMBERED_DOCUMENTS,
@@ -61,12 +66,17 @@ export function createUpstreamCallPolicy(declarations: CallBoundDeclarations): U
       return bound;
     },
     refuseOverBudget(bound, operation, budget) {
+      // One call cannot fail half way: the limiter answers it (waiting for room, or naming what
+      // said no), field by field.
+      if (bound.calls <= 1) return undefined;
       // A query may not take what is kept for writes; a mutation may spend the window to its end.
-      const left =
-        operation.operation === 'mutation'
-          ? budget.remaining
-          : Math.max(0, budget.remaining - budget.writeReserve);
+      const reserve = operation.operation === 'mutation' ? 0 : budget.writeReserve;
+      const left = Math.max(0, budget.remaining - reserve);
       if (bound.calls <= left) return undefined;
+      // A window that ends while the operation's calls may still wait for it is room too.
+      if (budget.resetSec * 1000 <= maxWaitMs && bound.calls <= budget.limit - reserve) {
+        return undefined;
+      }
       const retryAfterSec = Math.max(1, budget.resetSec);
       return new GatewayError(
         ErrorCode.RATE_LIMITED,
