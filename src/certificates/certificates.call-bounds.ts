@@ -35,7 +35,9 @@ const firstOf = (args: FieldArgs): number => {
  * cannot tell apart: counted once per parent and per detail field selected (the loader shares one
  * call between a parent's detail fields, so two detail fields on a list count twice what it makes).
  */
-const DETAIL: typeof ONE_CALL = ONE_CALL;
+/** The detail loads once per certificate, whichever of its fields ask (and none after a read of one). */
+export const CERTIFICATE_DETAIL = 'certificate-detail';
+const DETAIL = { calls: 1, group: CERTIFICATE_DETAIL } as const;
 
 export const CERTIFICATES_CALL_BOUNDS: CallBoundDeclarations = {
   // --- Query -------------------------------------------------------------------------------------
@@ -76,7 +78,7 @@ export const CERTIFICATES_CALL_BOUNDS: CallBoundDeclarations = {
    */
   'CertificateCustomer.certificates': { calls: 1, items: firstOf },
   /** The detail through the detail loader: one call per customer and certificate id. */
-  'CertificateCustomer.certificate': ONE_CALL,
+  'CertificateCustomer.certificate': { calls: 1, provides: CERTIFICATE_DETAIL },
   /** `GET …/acme/externalAccountBinding`: never cached, no loader (the hmacKey is a secret). */
   'CertificateCustomer.acmeExternalAccountBinding': ONE_CALL,
 

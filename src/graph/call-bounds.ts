@@ -2,7 +2,10 @@
  * Every field's upstream-call bound, from the domains' own declarations (`kit/call-bounds.ts`): the
  * operation pipeline bounds each operation's upstream calls with this table (docs/demand.md).
  */
-import { CERTIFICATES_CALL_BOUNDS } from '../certificates/certificates.call-bounds.ts';
+import {
+  CERTIFICATE_DETAIL,
+  CERTIFICATES_CALL_BOUNDS,
+} from '../certificates/certificates.call-bounds.ts';
 import { CHANNEL_WALK_PAGES, COMMERCE_CALL_BOUNDS } from '../commerce/commerce.call-bounds.ts';
 import { HOSTING_CALL_BOUNDS } from '../hosting/hosting.call-bounds.ts';
 import type { CallBoundDeclarations, FieldArgs, FieldCallBound } from '../kit/call-bounds.ts';
@@ -46,7 +49,8 @@ export function nodeCalls(args: FieldArgs): number {
 
 /** Fields of the graph's own assembly. */
 const GRAPH_CALL_BOUNDS: CallBoundDeclarations = {
-  'Query.node': { calls: nodeCalls },
+  // A certificate read by id comes with its detail, as from `certificate(certificateId:)`.
+  'Query.node': { calls: nodeCalls, provides: CERTIFICATE_DETAIL },
   // The token bucket's own state.
   'Query.viewer': { calls: 0 },
   'Viewer.rateLimit': { calls: 0 },

@@ -33,6 +33,16 @@ export interface FieldCallBound {
    * its paging arguments, else the documented maximum of the upstream's page.
    */
   readonly items?: CallCount;
+  /**
+   * Fields of one group share one load per parent (e.g. every detail field of a certificate reads
+   * the one detail its loader fetched): selected together on one parent, they count once.
+   */
+  readonly group?: string;
+  /**
+   * The objects this field returns already hold what this group loads (a read of one certificate
+   * returns its detail): their fields of the group count nothing.
+   */
+  readonly provides?: string;
 }
 
 /** Declarations by `Type.field` (the gateway's schema names, after stitching's renames). */

@@ -138,22 +138,24 @@ function walkSelections(
   parent: GraphQLNamedType,
   parents: number,
   connectionItems: number | undefined,
+  /** The groups these parents already hold or have counted (fragments share them). */
+  loaded: Set<string>,
 ): number {
   let total = 0;
   for (const selection of set.selections) {
     if (!included(selection, walk.variables)) continue;
     if (selection.kind === Kind.FIELD) {
-      total += walkField(walk, selection, parent, parents, connectionItems);
+      total += walkField(walk, selection, parent, parents, connectionItems, loaded);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       const on = selection.typeCondition
         ? (walk.schema.getType(selection.typeCondition.name.value) ?? parent)
         : parent;
-      total += walkSelections(walk, selection.selectionSet, on, parents, connectionItems);
+      total += walkSelections(walk, selection.selectionSet, on, parents, connectionItems, loaded);
     } else {
       const fragment = walk.fragments.get(selection.name.value);
       if (!fragment) continue;
       const on = walk.schema.getType(fragment.typeCondition.name.value) ?? parent;
-      total += walkSelections(walk, fragment.selectionSet, on, parents, connectionItems);
+      total += walkSelections(walk, fragment.selectionSet, on, parents, connectionItems, loaded);
     }
   }
   return total;
@@ -165,6 +167,7 @@ function walkField(
   parent: GraphQLNamedType,
   parents: number,
   connectionItems: number | undefined,
+  loaded: Set<string>,
 ): number {
   const name = node.name.value;
   const definition = fieldOf(parent, name);
@@ -172,7 +175,11 @@ function walkField(
   const args = argumentsOf(definition, node, walk.variables);
   const declared = costliest(walk, parent, name, args);
   let total = 0;
-  if (declared) {
+  const group = declared?.bound.group;
+  // A group these parents hold, or that a field beside this one already counted, costs nothing.
+  const shared = group !== undefined && loaded.has(group);
+  if (group !== undefined) loaded.add(group);
+  if (declared && !shared) {
     const calls = callsFor(walk, declared.key, declared.bound, args, parents);
     if (calls > 0) {
       walk.byField.set(declared.key, (walk.byField.get(declared.key) ?? 0) + calls);
@@ -196,7 +203,9 @@ function walkField(
   }
   const named = getNamedType(definition.type);
   // A list of unknown size with nothing that calls below it is free: its walk adds 0, not 0 × ∞.
-  return total + walkSelections(walk, node.selectionSet, named, below, pending);
+  const provides = declared?.bound.provides;
+  const held = new Set<string>(provides === undefined ? [] : [provides]);
+  return total + walkSelections(walk, node.selectionSet, named, below, pending, held);
 }
 
 /**
@@ -251,7 +260,7 @@ export function upstreamCallBound(
     byField: new Map(),
     once: new Set(),
   };
-  const calls = walkSelections(walk, operation.selectionSet, root, 1, undefined);
+  const calls = walkSelections(walk, operation.selectionSet, root, 1, undefined, new Set());
   const byField = [...walk.byField]
     .map(([field, count]) => ({ field, calls: count }))
     .sort((a, b) => b.calls - a.calls);

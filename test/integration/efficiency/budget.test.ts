@@ -79,11 +79,15 @@ describe('token bucket through the gateway', () => {
     expect(error.extensions.retryAfterSec).toBeLessThanOrEqual(120);
     expect(error.path).toEqual(['certificateCustomer', 'certificate']);
 
-    // A query mixing a cached field with one it cannot afford: the cached one still resolves.
-    const mixed = await stack.gql(
-      `{ list: certificateCustomer(customerId: "demo-customer") { certificates(first: 2) { edges { node { certificateId } } } }
-         more: certificateCustomer(customerId: "demo-customer") { certificate(certificateId: "cert-0030") { csr } } }`,
-    );
+    // A query mixing a cached field with one it cannot afford: its bound (2 calls) exceeds what
+    // is left, so it is refused before anything runs (docs/demand.md)…
+    const MIXED = `{ list: certificateCustomer(customerId: "demo-customer") { certificates(first: 2) { edges { node { certificateId } } } }
+         more: certificateCustomer(customerId: "demo-customer") { certificate(certificateId: "cert-0030") { csr } } }`;
+    const refused = await stack.gql(MIXED);
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors[0].extensions).toMatchObject({ limiter: 'OPERATION_BOUND' });
+    // …unless the client accepts partial results: then the cached one still resolves.
+    const mixed = await stack.gql(MIXED, {}, { headers: { 'weft-accept-partial': '1' } });
     expect(mixed.body.data.list.certificates.edges).toHaveLength(2);
     expect(mixed.body.data.more.certificate).toBeNull();
     expect(mixed.body.errors[0].extensions.code).toBe('RATE_LIMITED');
