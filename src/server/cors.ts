@@ -31,6 +31,7 @@ export const CORS_ALLOWED_HEADERS = [
   'weft-priority',
   'weft-trace',
   'weft-accept-partial',
+  'weft-estimate',
   REQUEST_ID_HEADER,
 ];
 

@@ -49,7 +49,11 @@ import { createOperationShapeRule } from './limits/operation-shape.rule.ts';
 import type { TrustedDocuments } from './persisted-operations/trusted-documents.ts';
 import { variableValueProblems } from './variable-values.ts';
 import type { CallBoundDeclarations } from '../kit/call-bounds.ts';
-import { ACCEPT_PARTIAL_HEADER, createUpstreamCallPolicy } from './limits/upstream-call-policy.ts';
+import {
+  ACCEPT_PARTIAL_HEADER,
+  ESTIMATE_HEADER,
+  createUpstreamCallPolicy,
+} from './limits/upstream-call-policy.ts';
 
 /** An operation the budget cannot pay, refused before execution: 429 with `Retry-After`. */
 function overBudget(refusal: GatewayError): GraphQLError {
@@ -169,9 +173,28 @@ export function createOperationPipeline(
             const { credential } = contextValue;
             if (bound.calls === 0 || !credential) return;
             if (request.http?.headers.get(ACCEPT_PARTIAL_HEADER) === '1') return;
+            // Only the estimate is asked for: nothing will be spent.
+            if (request.http?.headers.get(ESTIMATE_HEADER) === '1') return;
             const budget = await contextValue.budget.snapshot(credential).catch(() => undefined);
             const refusal = budget && calls.refuseOverBudget(bound, operation, budget);
             if (refusal) throw overBudget(refusal);
+          },
+          // `Weft-Estimate: 1`: the bound instead of a run (the explorer shows it before one).
+          async responseForOperation({ schema, document, operation, request }) {
+            if (!calls || request.http?.headers.get(ESTIMATE_HEADER) !== '1') return null;
+            if (operation.operation === 'subscription') return null;
+            const bound = calls.boundOf(schema, document, operation, request.variables);
+            return {
+              http: { status: 200, headers: new HeaderMap() },
+              body: {
+                kind: 'single',
+                singleResult: {
+                  extensions: {
+                    upstream: { estimate: { calls: bound.calls, byField: bound.byField } },
+                  },
+                },
+              },
+            };
           },
         };
       },

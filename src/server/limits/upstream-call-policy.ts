@@ -20,6 +20,8 @@ import { upstreamCallBound, type UpstreamCallBound } from './upstream-call-bound
 
 /** The request header with which a client accepts partial results rather than a refusal. */
 export const ACCEPT_PARTIAL_HEADER = 'weft-accept-partial';
+/** The request header that asks for the bound alone: the operation is not run. */
+export const ESTIMATE_HEADER = 'weft-estimate';
 
 /** Bounds remembered per document (by its variables), documents kept at most. */
 const REMEMBERED_DOCUMENTS = 2_000;

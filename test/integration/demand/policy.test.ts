@@ -91,6 +91,33 @@ describe('the upstream-call bound of an operation', () => {
   });
 });
 
+describe('the bound alone (Weft-Estimate: 1)', () => {
+  it('answers the bound and its costliest fields without running anything, a mutation included', async () => {
+    stack = await startStack();
+    const estimate = await stack.gql(FEW, {}, { headers: { 'weft-estimate': '1' } });
+    expect(estimate.status).toBe(200);
+    expect(estimate.body.data).toBeUndefined();
+    expect(estimate.body.extensions.upstream.estimate).toEqual({
+      calls: (await boundOf(FEW)).calls,
+      byField: (await boundOf(FEW)).byField,
+    });
+    const CREATE = `mutation { createApp(input: { name: "estimate-only" }) { job { jobId } } }`;
+    const headers = { 'weft-estimate': '1', 'idempotency-key': 'estimate-then-run-0001' };
+    const mutation = await stack.gql(CREATE, {}, { headers });
+    expect(mutation.body.extensions.upstream.estimate.calls).toBeGreaterThan(0);
+    expect(await stack.upstreamCalls()).toBe(0);
+    // The key was not taken by the estimate: the same mutation then runs, once.
+    const run = await stack.gql(
+      CREATE,
+      {},
+      { headers: { 'idempotency-key': 'estimate-then-run-0001' } },
+    );
+    expect(run.body.errors).toBeUndefined();
+    expect(run.body.data.createApp.job.jobId).toBeTruthy();
+    expect(await stack.upstreamCalls()).toBe(1);
+  });
+});
+
 describe('npm run cost', () => {
   const run = (args: string[]) =>
     promisify(execFile)(process.execPath, ['scripts/cost.ts', ...args], {
