@@ -171,7 +171,8 @@ export function createOperationPipeline(
             const bound = calls.boundOf(schema, document, operation, request.variables);
             contextValue.facts?.recordEstimate(bound.calls);
             const { credential } = contextValue;
-            if (bound.calls === 0 || !credential) return;
+            // One call cannot fail half way: the token bucket answers it (no budget read here).
+            if (bound.calls <= 1 || !credential) return;
             if (request.http?.headers.get(ACCEPT_PARTIAL_HEADER) === '1') return;
             // Only the estimate is asked for: nothing will be spent.
             if (request.http?.headers.get(ESTIMATE_HEADER) === '1') return;
