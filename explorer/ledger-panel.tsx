@@ -1,7 +1,8 @@
 /**
  * The ledger panel: a GraphiQL plugin (its icon in the sidebar) that shows, for the last operation
  * the explorer ran, every upstream call it needed — method, route template, status, what served it,
- * attempts, time, the GraphQL paths that asked — the totals, and the credential's budget after it
+ * attempts, time, the GraphQL paths that asked — the totals with the bound computed before the run
+ * beside the calls made ("bound N · made M"), and the credential's budget after it
  * (docs/explorer.md "The ledger panel"). It reads what the response carried; it counts nothing.
  */
 import type { GraphiQLPlugin } from '@graphiql/react';
@@ -127,6 +128,13 @@ export function LedgerView({ run }: { run: LastRun | undefined }) {
             <dd data-name="listed">{ledger.calls.length}</dd>
             <dt>Time in calls</dt>
             <dd data-name="callTime">{callTimeMs(ledger).toFixed(1)} ms</dd>
+            <dt title="The upper bound computed before the run, and the calls that reached the upstream">
+              Bound, made
+            </dt>
+            <dd data-name="boundMade">
+              bound <span data-name="bound">{ledger.bound ?? '—'}</span> · made{' '}
+              <span data-name="made">{ledger.totals.upstream}</span>
+            </dd>
           </dl>
           <h3>Calls</h3>
           <Calls ledger={ledger} />

@@ -34,6 +34,11 @@ export interface Ledger {
   readonly budget: LedgerBudget | null;
   /** A whole-response replay: no calls listed. */
   readonly replayed?: true;
+  /**
+   * The operation's upper bound of upstream calls, computed before it ran (`estimate.calls`,
+   * docs/demand.md); null when the gateway computed none (a subscription, an error before it).
+   */
+  readonly bound: number | null;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -82,6 +87,10 @@ export function readLedger(result: unknown): Ledger | undefined {
       withoutUpstream: isNumber(totals.withoutUpstream) ? totals.withoutUpstream : 0,
     },
     budget: readBudget(upstream.budget),
+    bound:
+      isObject(upstream.estimate) && isNumber(upstream.estimate.calls)
+        ? upstream.estimate.calls
+        : null,
     ...(upstream.replayed === true ? { replayed: true as const } : {}),
   };
 }

@@ -7,6 +7,9 @@
 import { GraphiQL, HISTORY_PLUGIN } from 'graphiql';
 import { createRoot } from 'react-dom/client';
 import type { ExplorerConfig } from '../src/server/explorer/explorer-config.ts';
+import { createEstimator } from './estimate.ts';
+import { EstimateBar } from './estimate-view.tsx';
+import { EstimateWatch } from './estimate-watch.tsx';
 import { createExplorerFetcher } from './fetcher.ts';
 import { createLastRunStore } from './last-run.ts';
 import { ledgerPlugin } from './ledger-panel.tsx';
@@ -29,6 +32,7 @@ const lastRun = createLastRunStore();
 const plugins = [HISTORY_PLUGIN, ledgerPlugin(lastRun)];
 const fetcher = createExplorerFetcher(config.endpoint, lastRun);
 const storage = createSafeStorage(placeholder);
+const estimator = createEstimator({ endpoint: config.endpoint });
 
 function Explorer() {
   return (
@@ -44,6 +48,10 @@ function Explorer() {
       plugins={plugins}
     >
       <TokenSync token={token} rules={rules} />
+      <EstimateWatch estimator={estimator} token={token} />
+      <GraphiQL.Footer>
+        <EstimateBar estimator={estimator} />
+      </GraphiQL.Footer>
     </GraphiQL>
   );
 }

@@ -8,7 +8,10 @@
  * it) the page names the demo token, and a token typed once shows in, and goes with, every tab —
  * new, never opened, opened before — before any operation has run. After a run of each example the
  * ledger panel lists the calls, totals and budget of the response's `extensions.upstream`, and its
- * total of calls that reached the upstream is what the simulator counted.
+ * total of calls that reached the upstream is what the simulator counted. Before a run, the footer
+ * shows the open document's estimate (`Weft-Estimate: 1`, asked with the shared token, never
+ * without one) — the number the gateway answers for it — and after a run the panel shows that
+ * bound beside the calls made, which are the simulator's count.
  *
  * Without Chromium the test is skipped locally; with CI=true it runs and fails (`.ci/run` installs it).
  */
@@ -63,10 +66,21 @@ async function shownAuthorization(page: Page): Promise<unknown> {
   return JSON.parse(await page.evaluate(editorText, HEADERS)).Authorization;
 }
 
-/** GraphQL requests the page sent for an operation (not GraphiQL's schema introspection). */
+/** GraphQL requests the page sent to the endpoint (runs, estimates, GraphiQL's introspection). */
+const isGraphQL = (request: Request): boolean =>
+  request.method() === 'POST' && new URL(request.url()).pathname === '/graphql';
+
+/** An estimate before a run (`Weft-Estimate: 1`): checked by the gateway, never run. */
+const isEstimate = (request: Request): boolean =>
+  isGraphQL(request) && request.headers()['weft-estimate'] === '1';
+
+/**
+ * GraphQL requests the page sent to run an operation (not GraphiQL's schema introspection, not an
+ * estimate).
+ */
 const isOperation = (request: Request): boolean =>
-  request.method() === 'POST' &&
-  new URL(request.url()).pathname === '/graphql' &&
+  isGraphQL(request) &&
+  !isEstimate(request) &&
   !String(request.postDataJSON()?.query).includes('__schema');
 
 /**
@@ -357,6 +371,130 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
       }
       expect([...sources]).toContain('network');
       expect([...sources].some((source) => source !== 'network')).toBe(true);
+      await page.close();
+    } finally {
+      await cold.close();
+    }
+  }, 90_000);
+
+  it('estimates the open document before a run, and shows the bound beside the calls made after it', async () => {
+    // A gateway of its own: the run is cold, and its calls are the ones counted here.
+    const cold = await startStack();
+    try {
+      const page = await context.newPage();
+      const estimates: Request[] = [];
+      page.on('request', (request) => {
+        if (isEstimate(request)) estimates.push(request);
+      });
+      await page.goto(`${cold.url}/graphql`);
+      await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
+      await shows(page, QUERY, 'certificateCustomer');
+      const footer = page.locator('.graphiql-footer .weft-estimate');
+
+      // No token yet: the footer asks for one, and nothing is sent.
+      await expect
+        .poll(() => footer.locator('[data-name="estimate-skipped"]').getAttribute('data-reason'))
+        .toBe('no-token');
+      await page.waitForTimeout(800);
+      expect(estimates).toEqual([]);
+
+      /** What the gateway answers `Weft-Estimate: 1` for the open tab's document, asked directly. */
+      const direct = async () => {
+        const query = await page.evaluate(editorText, QUERY);
+        const answer = await cold.gql(query, {}, { headers: { 'weft-estimate': '1' } });
+        return answer.body;
+      };
+      /** What the footer shows once its estimate is the latest. */
+      const shownEstimate = () =>
+        footer.evaluate((element: any) => ({
+          status: element.getAttribute('data-status'),
+          calls: element.querySelector('[data-name="estimate-calls"]')?.textContent ?? null,
+          fields: [...element.querySelectorAll('[data-name="estimate-fields"] li')].map(
+            (item: any) =>
+              `${item.querySelector('[data-col="field"]').textContent} ${item.querySelector('[data-col="calls"]').textContent}`,
+          ),
+          max: element.querySelector('[data-name="estimate-max"]')?.textContent ?? null,
+          actual: element.querySelector('[data-name="estimate-actual"]')?.textContent ?? null,
+        }));
+      const expectedBound = (body: any) => ({
+        status: 'done',
+        calls: String(body.extensions.upstream.estimate.calls),
+        fields: body.extensions.upstream.estimate.byField
+          .slice(0, 3)
+          .map((entry: any) => `${entry.field} ${entry.calls}`),
+        max: null,
+        actual: null,
+      });
+
+      // The token, typed once: the open example is estimated with it, and nothing is spent.
+      await cold.resetCounts();
+      await page.click('button[data-name="headers"]');
+      await typeInto(page, HEADER_EDITOR, '{"Authorization": "Bearer demo-token"}');
+      const certificates = await direct();
+      expect(certificates.extensions.upstream.estimate.calls).toBeGreaterThan(0);
+      await expect.poll(shownEstimate, { timeout: 10_000 }).toEqual(expectedBound(certificates));
+
+      // Another example, chosen by its tab.
+      await page.locator(TAB).nth(1).click();
+      await shows(page, QUERY, 'apps');
+      const hosting = await direct();
+      await expect.poll(shownEstimate, { timeout: 10_000 }).toEqual(expectedBound(hosting));
+
+      // A document typed in it.
+      await typeInto(
+        page,
+        QUERY_EDITOR,
+        'query Apps { apps { appId runtimeStatus { appStatus } deployments(limit: 2) { totalCount } } }',
+      );
+      const typed = await direct();
+      expect(typed.extensions.upstream.estimate.calls).not.toBe(
+        hosting.extensions.upstream.estimate.calls,
+      );
+      await expect.poll(shownEstimate, { timeout: 10_000 }).toEqual(expectedBound(typed));
+
+      // Every estimate carried the run's headers with the shared token, and ran nothing.
+      expect(estimates.length).toBeGreaterThan(0);
+      for (const request of estimates) {
+        const headers = await request.allHeaders();
+        expect(headers.authorization).toBe('Bearer demo-token');
+        expect(headers['weft-priority']).toBe('explorer');
+        expect(headers['weft-trace']).toBeUndefined();
+      }
+      expect(await cold.upstreamCalls()).toBe(0);
+
+      // Run it, with the ledger panel open: the bound beside the calls made.
+      await page.click('button[aria-label="Show Upstream ledger"]');
+      const panel = page.locator('.graphiql-plugin .weft-ledger');
+      const { sent, body } = await run(page, '"appId"');
+      expect(body.errors).toBeUndefined();
+      const ledger = sent.extensions.upstream;
+      expect(ledger.estimate).toEqual({ calls: typed.extensions.upstream.estimate.calls });
+      const made = await cold.upstreamCalls();
+      expect(made).toBeGreaterThan(0);
+      expect(ledger.totals.upstream).toBe(made);
+      const fact = (name: string) => panel.locator(`[data-name="${name}"]`).textContent();
+      await expect.poll(() => fact('operation')).toBe('Apps');
+      expect(await fact('bound')).toBe(String(typed.extensions.upstream.estimate.calls));
+      expect(await fact('made')).toBe(String(made));
+      expect((await fact('boundMade'))?.replace(/\s+/g, ' ')).toBe(
+        `bound ${typed.extensions.upstream.estimate.calls} · made ${made}`,
+      );
+
+      // Over the per-operation limit: the footer shows the limit and the bound a run would exceed.
+      await typeInto(
+        page,
+        QUERY_EDITOR,
+        '{ channels { channelId } a: channels { channelId } b: channels { channelId } c: channels { channelId } }',
+      );
+      const over = (await direct()).errors[0].extensions;
+      expect(over.limit).toBe('upstreamCalls');
+      await expect.poll(shownEstimate, { timeout: 10_000 }).toEqual({
+        status: 'done',
+        calls: null,
+        fields: [],
+        max: String(over.max),
+        actual: String(over.actual),
+      });
       await page.close();
     } finally {
       await cold.close();

@@ -58,6 +58,7 @@ const RESPONSE = {
       ],
       totals: { upstream: 2, withoutUpstream: 3 },
       budget: { limit: 600, remaining: 571, resetSec: 1399, writeReserve: 60 },
+      estimate: { calls: 41 },
     },
   },
 };
@@ -96,6 +97,7 @@ describe('reading the ledger', () => {
     expect(ledger.totals).toEqual({ upstream: 2, withoutUpstream: 3 });
     expect(ledger.budget).toEqual({ limit: 600, remaining: 571, resetSec: 1399, writeReserve: 60 });
     expect(callTimeMs(ledger)).toBeCloseTo(45.75);
+    expect(ledger.bound).toBe(41);
   });
 
   it('finds none without the extension, and drops entries that are not calls', () => {
@@ -176,6 +178,30 @@ describe('the panel', () => {
     expect(fact(html, 'limit')).toBe('600');
     expect(fact(html, 'resetSec')).toBe('1399 s');
     expect(fact(html, 'writeReserve')).toBe('60');
+    // The bound computed before the run, beside the calls that reached the upstream.
+    expect(fact(html, 'bound')).toBe('41');
+    expect(fact(html, 'made')).toBe('2');
+    expect(html).toMatch(
+      /bound <span data-name="bound">41<\/span> · made <span data-name="made">2</,
+    );
+  });
+
+  it('shows no bound as a dash when the gateway computed none', () => {
+    const html = render(
+      run({
+        extensions: {
+          upstream: {
+            calls: [],
+            totals: { upstream: 0, withoutUpstream: 0 },
+            budget: null,
+            estimate: null,
+          },
+        },
+      }),
+    );
+    expect(readLedger({ extensions: { upstream: { estimate: null } } })!.bound).toBeNull();
+    expect(fact(html, 'bound')).toBe('—');
+    expect(fact(html, 'made')).toBe('0');
   });
 
   it('says when there is no run yet, no ledger, no budget, or a replay', () => {
