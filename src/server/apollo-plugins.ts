@@ -124,7 +124,11 @@ export function upstreamFactsPlugin(
               facts.estimate,
             );
           }
-          if (facts.ledger && facts.listed) {
+          // An answer that is only the bound (`Weft-Estimate: 1`) ran nothing: no ledger to add.
+          const estimateOnly =
+            response.body.kind === 'single' &&
+            response.body.singleResult.extensions?.['upstream'] !== undefined;
+          if (facts.ledger && facts.listed && !estimateOnly) {
             // After the operation, spent or not: a snapshot costs no upstream call.
             const after =
               (facts.spent > 0 ? facts.budget : undefined) ?? (await budgetOf(contextValue));

@@ -101,6 +101,13 @@ describe('the bound alone (Weft-Estimate: 1)', () => {
       calls: (await boundOf(FEW)).calls,
       byField: (await boundOf(FEW)).byField,
     });
+    // With the ledger asked for as well, the answer is still the bound, by field.
+    const traced = await stack.gql(
+      FEW,
+      {},
+      { headers: { 'weft-estimate': '1', 'weft-trace': '1' } },
+    );
+    expect(traced.body.extensions.upstream).toEqual(estimate.body.extensions.upstream);
     const CREATE = `mutation { createApp(input: { name: "estimate-only" }) { job { jobId } } }`;
     const headers = { 'weft-estimate': '1', 'idempotency-key': 'estimate-then-run-0001' };
     const mutation = await stack.gql(CREATE, {}, { headers });
