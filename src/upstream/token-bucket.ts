@@ -303,7 +303,7 @@ function bucketName(deniedBy: DeniedBy | undefined, routeClass: RouteClass | und
 }
 
 /** The error of a call whose deadline passed while it waited for its credential's answers. */
-export function probeUnanswered(): GatewayError {
+export function answersDidNotCome(): GatewayError {
   return new GatewayError(
     ErrorCode.UPSTREAM_TIMEOUT,
     'The upstream did not answer within the deadline (this call waited for the answers to earlier calls of the same credential, which tell how much budget is left)',
@@ -386,12 +386,12 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
           const verdict = await store.take(credentialId, routeClass, { priority, ticket });
           if (verdict.allowed) return { budget: verdict.budget, ticket };
           if (verdict.deniedBy === 'window') {
-            if (now() + verdict.waitMs > answersGiveUpAt) throw probeUnanswered();
+            if (now() + verdict.waitMs > answersGiveUpAt) throw answersDidNotCome();
             place ??= line.join(credentialId);
             const { woken, polls } = place.next();
             // Polling is for what this replica cannot hear of; the rest wait for their turn.
             const pollMs = polls ? Math.min(verdict.waitMs, WINDOW_POLL_MS) : CALL_LEASE_MS;
-            await wait(pollMs, probeUnanswered, woken);
+            await wait(pollMs, answersDidNotCome, woken);
             continue;
           }
           const bucket = bucketName(verdict.deniedBy, routeClass);
