@@ -19,30 +19,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kind, parse, validate, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
 import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
-import { boundOf } from '../../support/call-bound.ts';
-import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { boundOf, startColdStack } from '../../support/call-bound.ts';
+import type { Stack } from '../../support/gateway-harness.ts';
 import { collectTestOperations, type TestOperation } from '../../support/test-documents.ts';
 
 const MUTATIONS_PER_STACK = 40;
-
-const startCold = () =>
-  startStack({
-    sim: { ipLimits: false, rateLimit: 10_000_000, catalogPerMinute: 10_000_000 },
-    env: {
-      UPSTREAM_CACHE: 'off',
-      RESPONSE_CACHE: 'false',
-      LIMIT_MAX_UPSTREAM_CALLS: '100000',
-      LIMIT_MAX_COST: '10000000',
-      LIMIT_MAX_DEPTH: '100',
-      LIMIT_MAX_ALIASES: '1000',
-      UPSTREAM_RATE_LIMIT: '10000000',
-      // A call the route classes' own buckets refuse would be a call not made (see soundness.test.ts).
-      UPSTREAM_LIMITER: 'off',
-      // Logical calls, not attempts.
-      UPSTREAM_MAX_ATTEMPTS: '1',
-      LOG_LEVEL: 'warn',
-    },
-  });
 
 interface Measured {
   readonly source: string;
@@ -119,11 +100,11 @@ describe('the upstream-call bound is sound over the operations of the project’
     );
 
     const runs: Measured[] = [];
-    const queryStack = await startCold();
+    const queryStack = await startColdStack();
     stacks.push(queryStack);
     for (const op of queries) runs.push(await measure(queryStack, op));
     for (let i = 0; i < mutations.length; i += MUTATIONS_PER_STACK) {
-      const stack = await startCold();
+      const stack = await startColdStack();
       stacks.push(stack);
       for (const op of mutations.slice(i, i + MUTATIONS_PER_STACK))
         runs.push(await measure(stack, op));

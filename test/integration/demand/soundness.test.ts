@@ -29,8 +29,8 @@ import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
 import { EXPLORER_TABS } from '../../../src/server/explorer/explorer-examples.ts';
 import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 import { SCREENS } from '../../bench/journey.ts';
-import { boundOf } from '../../support/call-bound.ts';
-import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { boundOf, startColdStack } from '../../support/call-bound.ts';
+import type { Stack } from '../../support/gateway-harness.ts';
 import { generateOperations, seedPools } from '../../support/operation-generator.ts';
 
 const SEED = process.env.SOUNDNESS_SEED
@@ -56,24 +56,7 @@ let stack: Stack;
 let schema: GraphQLSchema;
 beforeAll(async () => {
   schema = await buildGatewaySchema();
-  stack = await startStack({
-    sim: { ipLimits: false, rateLimit: 10_000_000, catalogPerMinute: 10_000_000 },
-    env: {
-      UPSTREAM_CACHE: 'off',
-      RESPONSE_CACHE: 'false',
-      LIMIT_MAX_UPSTREAM_CALLS: '100000',
-      LIMIT_MAX_COST: '10000000',
-      LIMIT_MAX_DEPTH: '100',
-      LIMIT_MAX_ALIASES: '1000',
-      UPSTREAM_RATE_LIMIT: '10000000',
-      // The route classes' own buckets (catalog 120/min, hosting per IP) are not configurable: a
-      // refused call would be a call not made, hiding what the operation costs.
-      UPSTREAM_LIMITER: 'off',
-      // Logical calls, not attempts: no faults are injected, and a retry would not be one.
-      UPSTREAM_MAX_ATTEMPTS: '1',
-      LOG_LEVEL: 'warn',
-    },
-  });
+  stack = await startColdStack();
 }, 60_000);
 afterAll(() => stack?.close());
 
