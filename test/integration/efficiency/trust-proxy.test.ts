@@ -7,11 +7,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { UNPROVEN_CALLS_PER_CLIENT } from '../../../src/upstream/unproven-gate.ts';
+import { deferred, until } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
-const READ = '{ apps { appId } }';
-/** Upstream latency: junk calls are still in flight while the tenant asks. */
-const LATENCY_MS = 600;
+/** The junk lists apps; the tenant reads its own app, so the simulator tells their calls apart. */
+const JUNK = '{ apps { appId } }';
+/** Account B's app: the never-seen tenant's (`demo-other`). */
+const TENANT = '{ app(appId: "app-0004") { appId name } }';
+/** How long the tenant is given to reach the upstream while the junk is held (the negative case). */
+const NOT_ARRIVING_MS = 1_000;
 
 let stack: Stack | undefined;
 afterEach(async () => {
@@ -20,39 +24,68 @@ afterEach(async () => {
 });
 
 /**
- * More junk than one address may have in flight, from client 203.0.113.1 (two in flight, two
- * queued); then a tenant never seen, from 203.0.113.2. Returns the order they were answered in.
+ * A gateway whose simulator holds every junk call (GET /apps) until `release`, and notes the
+ * tenant's arrival.
  */
-async function race(s: Stack): Promise<string[]> {
-  const order: string[] = [];
+async function heldStack(env: Record<string, string>) {
+  const release = deferred();
+  const seen = { junk: 0, tenant: 0 };
+  const s = await startStack({
+    env,
+    sim: {
+      onArrival: async ({ url }) => {
+        if (url.split('?')[0]!.endsWith('/apps')) {
+          seen.junk += 1;
+          await release.promise;
+        } else {
+          seen.tenant += 1;
+        }
+      },
+    },
+  });
+  return { stack: s, seen, release: () => release.resolve() };
+}
+
+/**
+ * More junk than one address may have in flight, from client 203.0.113.1 (two held at the
+ * upstream, the rest queued at the gate); then a tenant never seen, from 203.0.113.2.
+ */
+function sendJunkThenTenant(s: Stack, seen: { junk: number }) {
   const junk = Array.from({ length: UNPROVEN_CALLS_PER_CLIENT + 2 }, (_, i) =>
-    s
-      .gql(READ, {}, { token: `junk-${i}`, headers: { 'x-forwarded-for': '203.0.113.1' } })
-      .then(() => order.push('junk')),
+    s.gql(JUNK, {}, { token: `junk-${i}`, headers: { 'x-forwarded-for': '203.0.113.1' } }),
   );
-  await new Promise((resolve) => setTimeout(resolve, LATENCY_MS / 4));
-  const tenant = s
-    .gql(READ, {}, { token: 'demo-other', headers: { 'x-forwarded-for': '203.0.113.2' } })
-    .then((result) => {
-      expect(result.body.errors).toBeUndefined();
-      order.push('tenant');
-    });
-  await Promise.all([...junk, tenant]);
-  return order;
+  const tenant = until(() => seen.junk === UNPROVEN_CALLS_PER_CLIENT, 'the junk held').then(() =>
+    s.gql(TENANT, {}, { token: 'demo-other', headers: { 'x-forwarded-for': '203.0.113.2' } }),
+  );
+  return { junk: Promise.all(junk), tenant };
 }
 
 describe('TRUST_PROXY', () => {
   it("reads the client's address from X-Forwarded-For sent by a trusted proxy", async () => {
-    stack = await startStack({ sim: { latencyMs: LATENCY_MS }, env: { TRUST_PROXY: '127.0.0.1' } });
-    // Another client's junk does not hold the tenant: it is answered before the junk that had to
-    // queue behind its own address's calls in flight.
-    expect((await race(stack)).indexOf('tenant')).toBe(UNPROVEN_CALLS_PER_CLIENT);
+    const held = await heldStack({ TRUST_PROXY: '127.0.0.1' });
+    stack = held.stack;
+    const { junk, tenant } = sendJunkThenTenant(stack, held.seen);
+    // Another client's junk does not hold the tenant: answered while that junk is still held.
+    const answer = await tenant;
+    expect(answer.body.errors).toBeUndefined();
+    expect(held.seen).toEqual({ junk: UNPROVEN_CALLS_PER_CLIENT, tenant: 1 });
+    held.release();
+    await junk;
   });
 
   it('believes no X-Forwarded-For without it: all requests share the socket address', async () => {
-    stack = await startStack({ sim: { latencyMs: LATENCY_MS } });
-    // The tenant queues behind all the junk of "its" address (the test's own socket address).
-    expect((await race(stack)).indexOf('tenant')).toBe(UNPROVEN_CALLS_PER_CLIENT + 2);
+    const held = await heldStack({});
+    stack = held.stack;
+    const { junk, tenant } = sendJunkThenTenant(stack, held.seen);
+    // The tenant waits at the gate behind "its" address's junk (the test's own socket address)…
+    await expect(
+      until(() => held.seen.tenant > 0, 'the tenant at the upstream', NOT_ARRIVING_MS),
+    ).rejects.toThrow();
+    expect(held.seen.junk).toBe(UNPROVEN_CALLS_PER_CLIENT);
+    // …and goes once the junk is answered.
+    held.release();
+    expect((await tenant).body.errors).toBeUndefined();
+    await junk;
   });
 
   it('refuses a value that names no proxy', () => {
