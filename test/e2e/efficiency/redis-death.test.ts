@@ -20,6 +20,7 @@ import {
 } from '../../support/gateway-process.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 import { testRedisAvailable } from '../../support/redis.ts';
+import { until } from '../../support/clock.ts';
 
 const WINDOW = 40;
 const cert = (n: number) => `cert-${String(n).padStart(4, '0')}`;
@@ -110,9 +111,10 @@ describe.skipIf(!testRedisAvailable)('Redis killed while two replicas have calls
     const batch = Promise.all(
       Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).gql(DETAIL, { id: cert(31 + i) })),
     );
-    while ((await bucketTokens()) > tokensBefore - 1.5) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await until(
+      async () => (await bucketTokens()) <= tokensBefore - 1.5,
+      'tokens taken from the Redis bucket',
+    );
     const answeredBeforeKill = (await sim.stats()).total;
     admin.destroy();
     redis.kill('SIGKILL');
