@@ -45,7 +45,6 @@ export interface LedgerReport {
 export const MAX_LEDGER_CALLS = 500;
 
 export interface LedgerEntry {
-  readonly call: LedgerCall;
   /** One attempt got an answer with this status. */
   attempted(status: number): void;
   /** What served it, when not the network (set by the cache layer). */
@@ -117,10 +116,6 @@ class Line implements LedgerCall, LedgerEntry {
     this.route = route;
     this.paths = paths ?? [];
     this.#startedAt = startedAt;
-  }
-
-  get call(): LedgerCall {
-    return this;
   }
 
   attempted(status: number): void {
