@@ -22,6 +22,13 @@ export interface RedisConnection {
   usable(): Promise<boolean>;
   /** A keyv store over this connection (the upstream cache, APQ documents). */
   keyvStore(options: KeyvRedisOptions): KeyvStoreAdapter;
+  /** Publishes a message to a channel (fire and forget: a failure is the caller's to log). */
+  publish(channel: string, message: string): Promise<void>;
+  /**
+   * Listens to a channel on a connection of its own (one per process, opened on first use), until
+   * the returned function is called.
+   */
+  subscribe(channel: string, listener: (message: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -90,6 +97,18 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     if (!closed) log.warn({ err: { message: (error as Error).message } }, 'Redis connect failed');
   });
 
+  // Subscribing takes a connection over: one, opened when first asked for.
+  let subscriber: Promise<RedisClient> | undefined;
+  const subscriberClient = (): Promise<RedisClient> => {
+    subscriber ??= (async () => {
+      const duplicate = client.duplicate();
+      duplicate.on('error', () => undefined); // the main client's listener logs the transition
+      await duplicate.connect();
+      return duplicate;
+    })();
+    return subscriber;
+  };
+
   return {
     client,
     async usable() {
@@ -97,8 +116,22 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
       return client.isReady;
     },
     keyvStore: (storeOptions) => new KeyvRedis(client, storeOptions),
+    async publish(channel, message) {
+      await client.publish(channel, message);
+    },
+    async subscribe(channel, listener) {
+      const listening = await subscriberClient();
+      await listening.subscribe(channel, listener);
+      return async () => {
+        if (listening.isReady) await listening.unsubscribe(channel, listener);
+      };
+    },
     async close() {
       closed = true;
+      if (subscriber) {
+        const listening = await subscriber.catch(() => undefined);
+        listening?.destroy();
+      }
       try {
         if (client.isReady) await client.close();
         else client.destroy();
