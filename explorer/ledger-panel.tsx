@@ -128,12 +128,18 @@ export function LedgerView({ run }: { run: LastRun | undefined }) {
             <dd data-name="listed">{ledger.calls.length}</dd>
             <dt>Time in calls</dt>
             <dd data-name="callTime">{callTimeMs(ledger).toFixed(1)} ms</dd>
-            <dt title="The upper bound computed before the run, and the calls that reached the upstream">
+            <dt title="The upper bound computed before the run (then once its unpaged lists arrived), and the calls that reached the upstream">
               Bound, made
             </dt>
             <dd data-name="boundMade">
-              bound <span data-name="bound">{ledger.bound ?? '—'}</span> · made{' '}
-              <span data-name="made">{ledger.totals.upstream}</span>
+              bound <span data-name="bound">{ledger.bound ?? '—'}</span>
+              {ledger.refinedBound === undefined ? null : (
+                <span title="Once the unpaged lists arrived, with their real lengths">
+                  {' '}
+                  → <span data-name="refinedBound">{ledger.refinedBound}</span>
+                </span>
+              )}{' '}
+              · made <span data-name="made">{ledger.totals.upstream}</span>
             </dd>
           </dl>
           <h3>Calls</h3>

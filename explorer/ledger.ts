@@ -39,6 +39,8 @@ export interface Ledger {
    * docs/demand.md); null when the gateway computed none (a subscription, an error before it).
    */
   readonly bound: number | null;
+  /** The bound again once the unpaged lists it assumed arrived (`estimate.refinedCalls`). */
+  readonly refinedBound?: number;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -91,6 +93,9 @@ export function readLedger(result: unknown): Ledger | undefined {
       isObject(upstream.estimate) && isNumber(upstream.estimate.calls)
         ? upstream.estimate.calls
         : null,
+    ...(isObject(upstream.estimate) && isNumber(upstream.estimate.refinedCalls)
+      ? { refinedBound: upstream.estimate.refinedCalls }
+      : {}),
     ...(upstream.replayed === true ? { replayed: true as const } : {}),
   };
 }

@@ -9,6 +9,7 @@
  * - `Store` fields for the catalog and tax reads;
  * - then the local fields unwrapped from stitching's merged-type completion, which no type of this
  *   graph needs (`local-field-resolvers.ts`);
+ * - the unpaged lists made to tell their length when they arrive (`unpaged-list-arrivals.ts`);
  * - and every resolver made to name its field's path to the upstream ledger (`ledger-paths.ts`).
  *
  * Everything is read from disk once at start-up; nothing is introspected.
@@ -22,9 +23,11 @@ import { certificateResolvers } from '../certificates/certificates.resolvers.ts'
 import { commerceResolvers } from '../commerce/commerce.resolvers.ts';
 import { hostingResolvers } from '../hosting/hosting.resolvers.ts';
 import { createRemoteSubschemas } from '../stitching/remote-subschemas.ts';
+import { callBounds } from './call-bounds.ts';
 import { DateTimeScalar } from './date-time.scalar.ts';
 import { withFieldPaths } from './ledger-paths.ts';
 import { unwrapLocalFields } from './local-field-resolvers.ts';
+import { withUnpagedListArrivals } from './unpaged-list-arrivals.ts';
 import { nodeResolvers } from './node.resolvers.ts';
 import { viewerResolvers } from './viewer.resolvers.ts';
 
@@ -56,5 +59,6 @@ export async function buildGatewaySchema(): Promise<GraphQLSchema> {
     typeDefs: [...typeDefs, remote.storeExtension.typeDefs],
     resolvers: [...localResolvers, remote.storeExtension.resolvers] as never,
   });
-  return withFieldPaths(unwrapLocalFields(stitched, typeDefs, localResolvers));
+  const local = unwrapLocalFields(stitched, typeDefs, localResolvers);
+  return withFieldPaths(withUnpagedListArrivals(local, callBounds()));
 }

@@ -35,7 +35,8 @@ const free = (fields: readonly string[]): Record<string, FieldCallBound> =>
 
 export const HOSTING_CALL_BOUNDS: CallBoundDeclarations = {
   // GET /apps: one call, whatever the size of the list (records without variantsWithLifecycle).
-  'Query.apps': { calls: 1, items: APPS_LIST_MAX },
+  // Unpaged: once it arrives, its length replaces APPS_LIST_MAX in the bound of what follows.
+  'Query.apps': { calls: 1, items: APPS_LIST_MAX, unpaged: true },
   // The resolver itself calls nothing; the record fields below it (name, status, …) load the
   // single-app record with the per-request `app` loader: one call per distinct appId, shared by
   // every record field of that app. The call is counted here, once per `app` selection, so that the

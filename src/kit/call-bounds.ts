@@ -34,6 +34,11 @@ export interface FieldCallBound {
    */
   readonly items?: CallCount;
   /**
+   * The list is not paged: `items` is an assumed maximum, not one the arguments set. Its real
+   * length, known when it arrives, refines the bound of what is still to run (docs/demand.md).
+   */
+  readonly unpaged?: boolean;
+  /**
    * Fields of one group share one load per parent (e.g. every detail field of a certificate reads
    * the one detail its loader fetched): selected together on one parent, they count once.
    */

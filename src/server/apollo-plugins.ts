@@ -135,7 +135,15 @@ export function upstreamFactsPlugin(
             // The bound beside what was spent (docs/demand.md): never below `totals.upstream`.
             extensions.upstream = {
               ...facts.ledger.report(after ?? null),
-              estimate: facts.estimate === undefined ? null : { calls: facts.estimate },
+              estimate:
+                facts.estimate === undefined
+                  ? null
+                  : {
+                      calls: facts.estimate,
+                      ...(facts.refinedEstimate === undefined
+                        ? {}
+                        : { refinedCalls: facts.refinedEstimate }),
+                    },
             };
           }
           if (facts.stale.length > 0) {

@@ -54,6 +54,8 @@ import {
   ESTIMATE_HEADER,
   createUpstreamCallPolicy,
 } from './limits/upstream-call-policy.ts';
+import type { ListLengths } from './limits/upstream-call-bound.ts';
+import type { BudgetSnapshot } from '../upstream/budget-tracker.ts';
 
 /** An operation the budget cannot pay, refused before execution: 429 with `Retry-After`. */
 function overBudget(refusal: GatewayError): GraphQLError {
@@ -169,16 +171,46 @@ export function createOperationPipeline(
             if (!calls || operation.operation === 'subscription') return;
             // The bound against what is left of the window, before anything is spent.
             const bound = calls.boundOf(schema, document, operation, request.variables);
-            contextValue.facts?.recordEstimate(bound.calls);
-            const { credential } = contextValue;
-            // One call cannot fail half way: the token bucket answers it (no budget read here).
-            if (bound.calls <= 1 || !credential) return;
-            if (request.http?.headers.get(ACCEPT_PARTIAL_HEADER) === '1') return;
-            // Only the estimate is asked for: nothing will be spent.
-            if (request.http?.headers.get(ESTIMATE_HEADER) === '1') return;
-            const budget = await contextValue.budget.snapshot(credential).catch(() => undefined);
-            const refusal = budget && calls.refuseOverBudget(bound, operation, budget);
-            if (refusal) throw overBudget(refusal);
+            const { credential, facts } = contextValue;
+            facts?.recordEstimate(bound.calls);
+            const boundWith = (lengths: ListLengths) =>
+              calls.boundWith(schema, document, operation, request.variables, lengths);
+            // Set when the operation is let in on what it spends before its unpaged lists arrive.
+            let admittedOn: BudgetSnapshot | undefined;
+            const checked =
+              // One call cannot fail half way: the token bucket answers it (no budget read here).
+              bound.calls > 1 &&
+              credential !== undefined &&
+              request.http?.headers.get(ACCEPT_PARTIAL_HEADER) !== '1' &&
+              // Only the estimate is asked for: nothing will be spent.
+              request.http?.headers.get(ESTIMATE_HEADER) !== '1';
+            if (checked) {
+              const budget = await contextValue.budget.snapshot(credential).catch(() => undefined);
+              const refusal = budget && calls.refuseOverBudget(bound, operation, budget);
+              if (refusal) {
+                // A list that is not paged counts its assumed maximum and may hold far fewer: the
+                // operation is let in when what runs before the lists arrive fits, and held again
+                // to its bound once their lengths are known, before anything below them runs.
+                const beforeLists =
+                  bound.unpaged.length > 0
+                    ? boundWith(new Map(bound.unpaged.map((field) => [field, 0])))
+                    : undefined;
+                if (!beforeLists || calls.refuseOverBudget(beforeLists, operation, budget)) {
+                  throw overBudget(refusal);
+                }
+                admittedOn = budget;
+              }
+            }
+            if (!facts || bound.unpaged.length === 0) return;
+            const lengths = new Map<string, number>();
+            facts.onListArrival((field, length) => {
+              lengths.set(field, Math.max(length, lengths.get(field) ?? 0));
+              const refined = boundWith(lengths);
+              facts.recordRefinedEstimate(refined.calls);
+              // A field error: the list's call is spent, nothing below the list runs.
+              const refusal = admittedOn && calls.refuseOverBudget(refined, operation, admittedOn);
+              if (refusal) throw refusal;
+            });
           },
           // `Weft-Estimate: 1`: the bound instead of a run (the explorer shows it before one).
           async responseForOperation({ schema, document, operation, request }) {

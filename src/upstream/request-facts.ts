@@ -44,6 +44,13 @@ export interface RequestFacts {
   /** The operation's upper bound of upstream calls, once known (docs/demand.md). */
   readonly estimate: number | undefined;
   recordEstimate(calls: number): void;
+  /** The bound again once the unpaged lists it assumed arrived with their real lengths. */
+  readonly refinedEstimate: number | undefined;
+  recordRefinedEstimate(calls: number): void;
+  /** An unpaged list arrived (`Type.field`, its length): told to the handler, which may refuse. */
+  listArrived(field: string, length: number): void;
+  /** Set by the operation pipeline when the operation's bound assumed unpaged lists' lengths. */
+  onListArrival(handler: (field: string, length: number) => void): void;
   /** Upstream calls that took a token for this request. */
   readonly spent: number;
   /** The budget after the latest spend (or correction by the upstream's headers). */
@@ -66,6 +73,8 @@ export function createRequestFacts(ledger?: UpstreamLedger, listed = false): Req
   const stale: StaleFact[] = [];
   let replayable = true;
   let estimate: number | undefined;
+  let refinedEstimate: number | undefined;
+  let listArrival: ((field: string, length: number) => void) | undefined;
   let freshUntil: number | undefined;
   const tags: Record<string, string> = {};
   return {
@@ -76,6 +85,18 @@ export function createRequestFacts(ledger?: UpstreamLedger, listed = false): Req
     },
     recordEstimate(calls) {
       estimate = calls;
+    },
+    get refinedEstimate() {
+      return refinedEstimate;
+    },
+    recordRefinedEstimate(calls) {
+      refinedEstimate = calls;
+    },
+    listArrived(field, length) {
+      listArrival?.(field, length);
+    },
+    onListArrival(handler) {
+      listArrival = handler;
     },
     get spent() {
       return spent;

@@ -10,7 +10,8 @@
  *   the connection right above it); a list whose items nobody declared, with calls below it, has no
  *   bound (Infinity) — the declarations test keeps that from happening;
  * - on an abstract type, each field counts as the costliest of the types that may answer it, and the
- *   branches of a union's fragments all count (a bound, not a guess).
+ *   branches of a union's fragments all count (a bound, not a guess);
+ * - an unpaged list counts its assumed maximum until its real length is given (`lengths`).
  */
 import {
   Kind,
@@ -48,7 +49,15 @@ export interface UpstreamCallBound {
   readonly calls: number;
   /** The same, by field (`Type.field`), for the error and the ledger: the largest first. */
   readonly byField: readonly { readonly field: string; readonly calls: number }[];
+  /**
+   * The unpaged lists (`Type.field`) whose assumed length multiplies calls below them: their
+   * real lengths, once arrived, give a tighter bound (`lengths` of {@link upstreamCallBound}).
+   */
+  readonly unpaged: readonly string[];
 }
+
+/** Lengths of unpaged lists by `Type.field`: known ones replace the assumed maximum. */
+export type ListLengths = ReadonlyMap<string, number>;
 
 interface Walk {
   readonly schema: GraphQLSchema;
@@ -59,6 +68,9 @@ interface Walk {
   readonly byField: Map<string, number>;
   /** Fields answered once per request, already counted (by field and arguments). */
   readonly once: Set<string>;
+  readonly lengths: ListLengths;
+  /** Unpaged lists whose assumed length multiplied calls below them. */
+  readonly unpaged: Set<string>;
 }
 
 function included(node: SelectionNode, variables: Readonly<Record<string, unknown>>): boolean {
@@ -187,8 +199,10 @@ function walkField(
     }
   }
   if (!node.selectionSet) return total;
+  const known = declared?.bound.unpaged ? walk.lengths.get(declared.key) : undefined;
   const items =
-    declared?.bound.items === undefined ? undefined : countOf(declared.bound.items, args);
+    known ??
+    (declared?.bound.items === undefined ? undefined : countOf(declared.bound.items, args));
   const type = getNullableType(definition.type);
   let below = parents;
   let pending: number | undefined = connectionItems;
@@ -205,7 +219,9 @@ function walkField(
   // A list of unknown size with nothing that calls below it is free: its walk adds 0, not 0 × ∞.
   const provides = declared?.bound.provides;
   const held = new Set<string>(provides === undefined ? [] : [provides]);
-  return total + walkSelections(walk, node.selectionSet, named, below, pending, held);
+  const calls = walkSelections(walk, node.selectionSet, named, below, pending, held);
+  if (declared?.bound.unpaged && known === undefined && calls > 0) walk.unpaged.add(declared.key);
+  return total + calls;
 }
 
 /**
@@ -239,6 +255,7 @@ export function upstreamCallBound(
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>>,
   declarations: CallBoundDeclarations,
+  lengths: ListLengths = new Map(),
 ): UpstreamCallBound {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
@@ -251,7 +268,7 @@ export function upstreamCallBound(
       : operation.operation === 'mutation'
         ? schema.getMutationType()
         : schema.getSubscriptionType();
-  if (!root) return { calls: 0, byField: [] };
+  if (!root) return { calls: 0, byField: [], unpaged: [] };
   const walk: Walk = {
     schema,
     declarations,
@@ -259,10 +276,12 @@ export function upstreamCallBound(
     variables,
     byField: new Map(),
     once: new Set(),
+    lengths,
+    unpaged: new Set(),
   };
   const calls = walkSelections(walk, operation.selectionSet, root, 1, undefined, new Set());
   const byField = [...walk.byField]
     .map(([field, count]) => ({ field, calls: count }))
     .sort((a, b) => b.calls - a.calls);
-  return { calls, byField };
+  return { calls, byField, unpaged: [...walk.unpaged] };
 }

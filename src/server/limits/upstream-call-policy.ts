@@ -16,7 +16,11 @@ import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import type { CallBoundDeclarations } from '../../kit/call-bounds.ts';
 import type { BudgetSnapshot } from '../../upstream/budget-tracker.ts';
-import { upstreamCallBound, type UpstreamCallBound } from './upstream-call-bound.ts';
+import {
+  upstreamCallBound,
+  type ListLengths,
+  type UpstreamCallBound,
+} from './upstream-call-bound.ts';
 
 /** The request header with which a client accepts partial results rather than a refusal. */
 export const ACCEPT_PARTIAL_HEADER = 'weft-accept-partial';
@@ -34,6 +38,17 @@ export interface UpstreamCallPolicy {
     document: DocumentNode,
     operation: OperationDefinitionNode,
     variables: Readonly<Record<string, unknown>> | undefined,
+  ): UpstreamCallBound;
+  /**
+   * The bound with some unpaged lists' lengths known (not remembered: they change). With every
+   * such list at 0, it is what an operation spends before its lists arrive.
+   */
+  boundWith(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Readonly<Record<string, unknown>> | undefined,
+    lengths: ListLengths,
   ): UpstreamCallBound;
   /** The refusal of an operation whose bound the credential's window cannot pay. */
   refuseOverBudget(
@@ -67,6 +82,8 @@ export function createUpstreamCallPolicy(
       byVariables.set(key, bound);
       return bound;
     },
+    boundWith: (schema, document, operation, variables, lengths) =>
+      upstreamCallBound(schema, document, operation, variables ?? {}, declarations, lengths),
     refuseOverBudget(bound, operation, budget) {
       // One call cannot fail half way: the limiter answers it (waiting for room, or naming what
       // said no), field by field.

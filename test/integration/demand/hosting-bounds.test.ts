@@ -16,6 +16,7 @@ import { upstreamCallBound } from '../../../src/server/limits/upstream-call-boun
 import { boundOf } from '../../support/call-bound.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { postMultipart, smallZip } from '../../support/graphql-multipart.ts';
+import { setAppCount } from '../../support/hosting-account.ts';
 
 interface Case {
   readonly name: string;
@@ -227,27 +228,6 @@ async function measure(stack: Stack, cases: readonly Case[]): Promise<void> {
   }
 }
 
-/** Fills the account of `demo-token` up to `count` apps, straight at the simulator. */
-async function fillAccount(stack: Stack, count: number): Promise<void> {
-  const H = '/v1/hosting/nodejs';
-  const token = 'demo-token';
-  const listed = (await stack.sim.call('GET', `${H}/apps`, { token })).body.apps.length as number;
-  for (let index = listed; index < count; index += 1) {
-    const created = await stack.sim.call('POST', `${H}/apps`, {
-      token,
-      body: { name: `bounds-${index}` },
-    });
-    expect(created.status).toBe(202);
-    // The second status read activates the job (simulator: one step per read after the first).
-    let status = 'pending';
-    for (let read = 0; read < 5 && status === 'pending'; read += 1) {
-      status = (await stack.sim.call('GET', `${H}/apps/jobs/${created.body.job.id}`, { token }))
-        .body.job.status;
-    }
-    expect(status).toBe('active');
-  }
-}
-
 const operationOf = (query: string): OperationDefinitionNode => {
   const operation = parse(query).definitions.find(
     (definition) => definition.kind === Kind.OPERATION_DEFINITION,
@@ -264,7 +244,7 @@ describe('hosting call bounds against the simulator, cold cache', () => {
     for (const c of FULL_CASES) {
       const full = await startColdStack();
       try {
-        await fillAccount(full, APPS_LIST_MAX);
+        await setAppCount(full, APPS_LIST_MAX);
         await measure(full, [c]);
       } finally {
         await full.close();

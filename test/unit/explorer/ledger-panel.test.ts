@@ -186,6 +186,25 @@ describe('the panel', () => {
     );
   });
 
+  it('shows the bound once the unpaged lists arrived beside the one before the run', () => {
+    const refined = {
+      extensions: {
+        upstream: {
+          calls: [],
+          totals: { upstream: 7, withoutUpstream: 0 },
+          budget: null,
+          estimate: { calls: 41, refinedCalls: 7 },
+        },
+      },
+    };
+    expect(readLedger(refined)!.refinedBound).toBe(7);
+    const html = render(run(refined));
+    expect(fact(html, 'bound')).toBe('41');
+    expect(fact(html, 'refinedBound')).toBe('7');
+    expect(fact(html, 'made')).toBe('7');
+    expect(readLedger(RESPONSE)!.refinedBound).toBeUndefined();
+  });
+
   it('shows no bound as a dash when the gateway computed none', () => {
     const html = render(
       run({
