@@ -86,6 +86,14 @@ export interface SeedPools {
   readonly transactions: readonly Record_[];
   readonly attributes: readonly Record_[];
   readonly exemptionCustomers: readonly string[];
+  /** The seeded certificates' signing requests and products (for an order's `csr`, `productType`). */
+  readonly csrs: readonly string[];
+  readonly productTypes: readonly string[];
+  /** The seeded tax rates' labels and percentages. */
+  readonly rateLabels: readonly string[];
+  readonly ratePercentages: readonly number[];
+  /** The seeded store customers' records, without their ids (a `customer: JSON` to create or set). */
+  readonly customerRecords: readonly { readonly storeId: string; readonly record: object }[];
 }
 
 /** The pools of a fresh simulator's seed data (the same data `startStack` serves). */
@@ -139,6 +147,16 @@ export async function seedPools(): Promise<SeedPools> {
       [...names.keys()].map((id) => ({ id, storeId })),
     ),
     exemptionCustomers: [...subgraphs.exemptions.values()].map((e) => e.customerId ?? ''),
+    csrs: certificates.map((c) => c.csr),
+    productTypes: [...new Set(certificates.map((c) => c.productType))],
+    rateLabels: [...subgraphs.rates.values()].map((r) => r.label),
+    ratePercentages: [...new Set([...subgraphs.rates.values()].map((r) => r.percentage))],
+    customerRecords: [...commerce.customers].flatMap(([storeId, list]) =>
+      list.map(({ email, givenName, familyName, phone, tags }) => ({
+        storeId,
+        record: { email, givenName, familyName, phone, tags },
+      })),
+    ),
   };
 }
 
@@ -353,6 +371,12 @@ class Generator {
         return this.pick(['app', 'build', 'access']);
       case 'after':
         return OMIT; // a cursor of another run would name nothing
+      case 'csr':
+        return this.pick(p.csrs);
+      case 'productType':
+        return this.pick(p.productTypes);
+      case 'label':
+        return this.pick(p.rateLabels);
       default: {
         const kind = RECORDS_OF_ARGUMENT[name];
         if (kind) return this.recordId(p.records[kind] ?? [], scope, missingOf(p.records[kind]));
@@ -403,10 +427,18 @@ class Generator {
           if (name === 'quantity') return 1 + this.int(5);
           if (name === 'shippingAmount') return this.int(2000);
           if (name === 'offset') return this.pick([0, 1, 4, 10, 40, 100]);
+          if (name === 'period') return 1 + this.int(3); // a certificate's years: 1 to 3
           if (this.chance(0.03)) return -1;
           return this.pick(PAGE_SIZES);
         case 'Boolean':
           return this.chance(0.5);
+        case 'Float':
+          return name === 'percentage' ? this.pick(this.pools.ratePercentages) : CANNOT;
+        case 'JSON': {
+          if (name !== 'customer') return CANNOT;
+          const own = this.pools.customerRecords.filter((c) => c.storeId === scope.storeId);
+          return this.pick(own.length > 0 ? own : this.pools.customerRecords)?.record ?? CANNOT;
+        }
         case 'String':
         case 'ID': {
           const v = this.named(parent, field, name, scope);
