@@ -148,6 +148,14 @@ describe('the upstream-call bound is sound over the operations of the project’
         `${unsound.length} unsound, ${spent.filter((run) => run.bound === run.actual).length} ` +
         `tight (bound = actual); bound ÷ actual: max ${max.toFixed(2)}, mean ${mean.toFixed(2)}`,
     );
+    const withValues = runs.filter((run) => Object.keys(run.variables).length > 0);
+    console.log(
+      `[soundness/tests] with drawn variables: ${withValues.length} run, ` +
+        `${withValues.filter((run) => run.actual > 0).length} made calls ` +
+        `(${withValues.reduce((a, run) => a + run.actual, 0)} in all), ` +
+        `${withValues.filter((run) => run.clean).length} answered without errors, ` +
+        `${withValues.filter((run) => run.actual > run.bound).length} unsound`,
+    );
     const loosest = [...spent]
       .sort((a, b) => b.bound / b.actual - a.bound / a.actual)
       .slice(0, 3)
@@ -180,6 +188,8 @@ describe('the upstream-call bound is sound over the operations of the project’
     ).toEqual([]);
     // The corpus must spend calls, or the property holds for nothing.
     expect(queries.length).toBeGreaterThan(50);
+    // …and the operations given drawn variables must run and spend calls, or they are not tested.
+    expect(withValues.filter((run) => run.actual > 0).length).toBeGreaterThan(given / 2);
     expect(spent.length).toBeGreaterThan(runs.length / 3);
   }, 55_000);
 });
