@@ -4,6 +4,13 @@
  * argument values the simulator can answer — the ids of its seed data (`sim-context.ts`), paging
  * arguments drawn from small and large values or left out, now and then an id that names nothing.
  * The same seed and count give the same operations (the fixtures are deterministic).
+ *
+ * The same draws answer from outside: `valueFor` gives a value for one argument or input field by
+ * its name and type, `variablesFor` values for an operation's required variables by where each is
+ * used (the soundness corpus of the tests' own operations runs them with these). Names only
+ * mutations' inputs use (`csr`, `productType`, `period`, `label`, `percentage`, `customer: JSON`)
+ * draw from the seeded records too; no argument reachable from `Query` has them, so a seed's
+ * generated operations are the same as before they were added.
  */
 import {
   astFromValue,

@@ -11,14 +11,16 @@
  * arguments' (test/support/operation-generator.ts `variablesFor`: by the argument or input field
  * each is passed to, from the seed data's pools, the header's store as the scope) — seeded,
  * `SOUNDNESS_SEED` (default: a new one per run, printed) reproduces a run; the others are left
- * out. An operation with a required variable no value can be made for (an `Upload`, a JSON
- * record, text no pool holds) is counted, named with why, and skipped. The bound is computed with
- * the variables it runs with. Queries run
- * first on one stack; mutations then run on fresh stacks, a new one every `MUTATIONS_PER_STACK`, so
- * that what one mutation changes (a deleted record, a spent quota) breaks few of the others. Errors
- * are expected (many tests' operations exist to be refused); a refused operation still must not
- * spend more than its bound. The summary prints the counts and bound ÷ actual over those that made
- * calls; an unsound operation fails the test with its variables, bound by field and calls by route. */
+ * out. An operation with a required variable no value can be made for (an `Upload`: the harness
+ * posts JSON, not a multipart request) is counted, named with why, and skipped. The bound is
+ * computed with the variables the operation runs with. Queries run first on one stack; mutations
+ * then run on fresh stacks, a new one every `MUTATIONS_PER_STACK`, so that what one mutation
+ * changes (a deleted record, a spent quota) breaks few of the others. Errors are expected (many
+ * tests' operations exist to be refused); a refused operation still must not spend more than its
+ * bound. The summary prints the counts and bound ÷ actual over those that made calls (and over
+ * those run with drawn variables apart); an unsound operation fails the test with its variables,
+ * bound by field and calls by route.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, validate, type GraphQLSchema } from 'graphql';
 import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
