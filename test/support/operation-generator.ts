@@ -4,6 +4,13 @@
  * argument values the simulator can answer — the ids of its seed data (`sim-context.ts`), paging
  * arguments drawn from small and large values or left out, now and then an id that names nothing.
  * The same seed and count give the same operations (the fixtures are deterministic).
+ *
+ * The same draws answer from outside: `valueFor` gives a value for one argument or input field by
+ * its name and type, `variablesFor` values for an operation's required variables by where each is
+ * used (the soundness corpus of the tests' own operations runs them with these). Names only
+ * mutations' inputs use (`csr`, `productType`, `period`, `label`, `percentage`, `customer: JSON`)
+ * draw from the seeded records too; no argument reachable from `Query` has them, so a seed's
+ * generated operations are the same as before they were added.
  */
 import {
   astFromValue,
@@ -13,20 +20,29 @@ import {
   isCompositeType,
   isEnumType,
   isInputObjectType,
+  isInputType,
   isLeafType,
   isListType,
   isNonNullType,
   isScalarType,
   isUnionType,
+  Kind,
   parse,
   print,
+  typeFromAST,
+  TypeInfo,
   validate,
+  visit,
+  visitWithTypeInfo,
+  type ASTNode,
+  type DocumentNode,
   type GraphQLArgument,
   type GraphQLCompositeType,
   type GraphQLField,
   type GraphQLInputType,
   type GraphQLObjectType,
   type GraphQLSchema,
+  type OperationDefinitionNode,
 } from 'graphql';
 import { encodeGlobalId } from '../../src/kit/global-id.ts';
 import { createSimState, type SimState } from '../../src/simulator/sim-context.ts';
@@ -77,6 +93,14 @@ export interface SeedPools {
   readonly transactions: readonly Record_[];
   readonly attributes: readonly Record_[];
   readonly exemptionCustomers: readonly string[];
+  /** The seeded certificates' signing requests and products (for an order's `csr`, `productType`). */
+  readonly csrs: readonly string[];
+  readonly productTypes: readonly string[];
+  /** The seeded tax rates' labels and percentages. */
+  readonly rateLabels: readonly string[];
+  readonly ratePercentages: readonly number[];
+  /** The seeded store customers' records, without their ids (a `customer: JSON` to create or set). */
+  readonly customerRecords: readonly { readonly storeId: string; readonly record: object }[];
 }
 
 /** The pools of a fresh simulator's seed data (the same data `startStack` serves). */
@@ -130,6 +154,16 @@ export async function seedPools(): Promise<SeedPools> {
       [...names.keys()].map((id) => ({ id, storeId })),
     ),
     exemptionCustomers: [...subgraphs.exemptions.values()].map((e) => e.customerId ?? ''),
+    csrs: certificates.map((c) => c.csr),
+    productTypes: [...new Set(certificates.map((c) => c.productType))],
+    rateLabels: [...subgraphs.rates.values()].map((r) => r.label),
+    ratePercentages: [...new Set([...subgraphs.rates.values()].map((r) => r.percentage))],
+    customerRecords: [...commerce.customers].flatMap(([storeId, list]) =>
+      list.map(({ email, givenName, familyName, phone, tags }) => ({
+        storeId,
+        record: { email, givenName, familyName, phone, tags },
+      })),
+    ),
   };
 }
 
@@ -217,6 +251,8 @@ interface Scope {
 class Generator {
   private readonly variables: Record<string, unknown> = {};
   private readonly definitions: string[] = [];
+  /** The first required input field no value could be made for (`Input.field: Type`), for reports. */
+  unmade: string | undefined;
 
   private readonly schema: GraphQLSchema;
   private readonly pools: SeedPools;
@@ -342,6 +378,12 @@ class Generator {
         return this.pick(['app', 'build', 'access']);
       case 'after':
         return OMIT; // a cursor of another run would name nothing
+      case 'csr':
+        return this.pick(p.csrs);
+      case 'productType':
+        return this.pick(p.productTypes);
+      case 'label':
+        return this.pick(p.rateLabels);
       default: {
         const kind = RECORDS_OF_ARGUMENT[name];
         if (kind) return this.recordId(p.records[kind] ?? [], scope, missingOf(p.records[kind]));
@@ -377,8 +419,9 @@ class Generator {
         if (!required && !this.chance(0.35)) continue;
         const v = this.inputValue(inner.type, inner.name, parent, field, scope);
         if (v === CANNOT) {
-          if (required) return CANNOT;
-          continue;
+          if (!required) continue;
+          this.unmade ??= `${nullable.name}.${inner.name}: ${String(inner.type)}`;
+          return CANNOT;
         }
         if (v !== OMIT) value[inner.name] = v;
       }
@@ -391,10 +434,18 @@ class Generator {
           if (name === 'quantity') return 1 + this.int(5);
           if (name === 'shippingAmount') return this.int(2000);
           if (name === 'offset') return this.pick([0, 1, 4, 10, 40, 100]);
+          if (name === 'period') return 1 + this.int(3); // a certificate's years: 1 to 3
           if (this.chance(0.03)) return -1;
           return this.pick(PAGE_SIZES);
         case 'Boolean':
           return this.chance(0.5);
+        case 'Float':
+          return name === 'percentage' ? this.pick(this.pools.ratePercentages) : CANNOT;
+        case 'JSON': {
+          if (name !== 'customer') return CANNOT;
+          const own = this.pools.customerRecords.filter((c) => c.storeId === scope.storeId);
+          return this.pick(own.length > 0 ? own : this.pools.customerRecords)?.record ?? CANNOT;
+        }
         case 'String':
         case 'ID': {
           const v = this.named(parent, field, name, scope);
@@ -414,6 +465,12 @@ class Generator {
       }
     }
     return CANNOT;
+  }
+
+  /** A value for `site`, drawn as for a generated operation's argument or input field there. */
+  valueAt(site: ValueSite): ArgValue {
+    const scope = { storeId: site.storeId };
+    return this.inputValue(site.type, site.argument, site.parentType, site.field, scope);
   }
 
   private argument(
@@ -559,4 +616,106 @@ export function generateOperations(
     operations.push(draft);
   }
   return { operations, invalid };
+}
+
+/**
+ * Where a value goes: the argument of `parentType.field` it is passed as — or, inside an input
+ * object, the input field — with the type it must have. The value is drawn by that name as the
+ * generator draws it (a `skuId` is a SKU's id, a `storeId` the scope's store, …).
+ */
+export interface ValueSite {
+  readonly parentType: string;
+  readonly field: GraphQLField<unknown, unknown>;
+  /** The argument's name, or the input field's when the value sits inside an input object. */
+  readonly argument: string;
+  readonly type: GraphQLInputType;
+  /** The store the value's records belong to (ids of that store are drawn), when there is one. */
+  readonly storeId?: string;
+}
+
+/** How many times a value that came out "left out" is drawn again (only `storeId` can, 4%). */
+const DRAWS = 5;
+
+/**
+ * A value for `site` from the seed data's pools, or why none can be made. `random` is consumed
+ * as the generator consumes it, so a seeded `random` gives the same values again.
+ */
+export function valueFor(
+  schema: GraphQLSchema,
+  pools: SeedPools,
+  random: () => number,
+  site: ValueSite,
+): { value: unknown } | { unmade: string } {
+  for (let draw = 0; draw < DRAWS; draw += 1) {
+    const generator = new Generator(schema, pools, random);
+    const value = generator.valueAt(site);
+    if (value === OMIT) continue;
+    if (value !== CANNOT) return { value };
+    return { unmade: generator.unmade ?? String(site.type) };
+  }
+  return { unmade: `${site.argument} is always left out` };
+}
+
+export interface VariableValues {
+  /** A value for every required variable that could be made one. */
+  readonly variables: Record<string, unknown>;
+  /** The required variables without one: `$name at Type.field(argument): why`. */
+  readonly unmade: readonly string[];
+}
+
+/**
+ * Values for the operation's required variables (non-null, no default); the others are left out.
+ * Each is drawn with `valueFor` for the first place the variable is used: the argument it is
+ * passed to, or the input field when it sits inside an input object (in a list: the list's).
+ */
+export function variablesFor(
+  schema: GraphQLSchema,
+  pools: SeedPools,
+  random: () => number,
+  document: DocumentNode,
+  storeId: string | undefined,
+): VariableValues {
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const required = new Map(
+    (operation?.variableDefinitions ?? [])
+      .filter((v) => v.type.kind === Kind.NON_NULL_TYPE && v.defaultValue === undefined)
+      .map((v) => [v.variable.name.value, typeFromAST(schema, v.type)]),
+  );
+  const variables: Record<string, unknown> = {};
+  const unmade: string[] = [];
+  const placed = new Set<string>();
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Variable(node, _key, parent, _path, ancestors) {
+        const name = node.name.value;
+        const type = required.get(name);
+        if (!type || placed.has(name) || (parent as ASTNode).kind === Kind.VARIABLE_DEFINITION)
+          return;
+        placed.add(name);
+        const holder = [parent, ...[...ancestors].reverse()].find(
+          (a): a is ASTNode & { name: { value: string } } =>
+            !Array.isArray(a) &&
+            ((a as ASTNode).kind === Kind.OBJECT_FIELD || (a as ASTNode).kind === Kind.ARGUMENT),
+        );
+        const parentType = typeInfo.getParentType();
+        const field = typeInfo.getFieldDef();
+        const at = `$${name} at ${parentType?.name}.${field?.name}(${holder?.name.value})`;
+        if (!holder || !parentType || !field || !isInputType(type)) {
+          unmade.push(`${at}: not an argument of a field`);
+          return;
+        }
+        const site = { parentType: parentType.name, field, argument: holder.name.value, type };
+        const drawn = valueFor(schema, pools, random, { ...site, storeId });
+        if ('value' in drawn) variables[name] = drawn.value;
+        else unmade.push(`${at}: no value for ${drawn.unmade}`);
+      },
+    }),
+  );
+  for (const name of required.keys())
+    if (!placed.has(name)) unmade.push(`$${name}: not used in the operation`);
+  return { variables, unmade };
 }

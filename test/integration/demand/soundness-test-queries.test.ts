@@ -5,29 +5,45 @@
  * folder that parses as GraphQL, one standalone document per operation, deduped by text, kept when
  * it validates against the gateway's schema).
  *
- * Queries and mutations both run, with no variables given and the `x-store-id` header of the
- * simulator's first store (as the tests that wrote them send it; the estimator does not read
- * headers): an operation with a required variable and no default is counted and skipped (its
- * values live in the test that wrote it). Queries run
- * first on one stack; mutations then run on fresh stacks, a new one every `MUTATIONS_PER_STACK`, so
- * that what one mutation changes (a deleted record, a spent quota) breaks few of the others. Errors
- * are expected (many tests' operations exist to be refused); a refused operation still must not
- * spend more than its bound. The summary prints the counts and bound ÷ actual over those that made
- * calls; an unsound operation fails the test with its bound by field and its calls by route.
+ * Queries and mutations both run, with the `x-store-id` header of the simulator's first store (as
+ * the tests that wrote them send it; the estimator does not read headers). An operation's required
+ * variables (non-null, no default) get values drawn as the schema-driven generator draws its
+ * arguments' (test/support/operation-generator.ts `variablesFor`: by the argument or input field
+ * each is passed to, from the seed data's pools, the header's store as the scope) — seeded,
+ * `SOUNDNESS_SEED` (default: a new one per run, printed) reproduces a run; the others are left
+ * out. An operation with a required variable no value can be made for (an `Upload`: the harness
+ * posts JSON, not a multipart request) is counted, named with why, and skipped. The bound is
+ * computed with the variables the operation runs with. Queries run first on one stack; mutations
+ * then run on fresh stacks, a new one every `MUTATIONS_PER_STACK`, so that what one mutation
+ * changes (a deleted record, a spent quota) breaks few of the others. Errors are expected (many
+ * tests' operations exist to be refused); a refused operation still must not spend more than its
+ * bound. The summary prints the counts and bound ÷ actual over those that made calls (and over
+ * those run with drawn variables apart); an unsound operation fails the test with its variables,
+ * bound by field and calls by route.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Kind, parse, validate, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { parse, validate, type GraphQLSchema } from 'graphql';
 import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
 import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 import { boundOf, startColdStack } from '../../support/call-bound.ts';
 import type { Stack } from '../../support/gateway-harness.ts';
+import {
+  seededRandom,
+  seedPools,
+  variablesFor,
+  type SeedPools,
+} from '../../support/operation-generator.ts';
 import { collectTestOperations, type TestOperation } from '../../support/test-documents.ts';
 
 const MUTATIONS_PER_STACK = 40;
+const SEED = process.env.SOUNDNESS_SEED
+  ? Number(process.env.SOUNDNESS_SEED)
+  : Math.floor(Math.random() * 2 ** 31);
 
 interface Measured {
   readonly source: string;
   readonly query: string;
+  readonly variables: Record<string, unknown>;
   readonly bound: number;
   readonly actual: number;
   readonly byField: readonly { field: string; calls: number }[];
@@ -37,22 +53,27 @@ interface Measured {
 }
 
 let schema: GraphQLSchema;
+let pools: SeedPools;
 const stacks: Stack[] = [];
 beforeAll(async () => {
   schema = await buildGatewaySchema();
+  pools = await seedPools();
 }, 60_000);
 afterAll(async () => {
   for (const stack of stacks) await stack.close();
 });
 
-async function measure(stack: Stack, op: TestOperation): Promise<Measured> {
-  const { calls: bound, byField } = await boundOf(op.query, {});
+/** A test's operation with the variables it runs with. */
+interface Runnable extends TestOperation {
+  readonly variables: Record<string, unknown>;
+}
+
+async function measure(stack: Stack, op: Runnable): Promise<Measured> {
+  const { calls: bound, byField } = await boundOf(op.query, op.variables);
   await stack.resetCounts();
-  const response = await stack.gql(
-    op.query,
-    {},
-    { headers: { 'x-store-id': COMMERCE_IDS.storeA } },
-  );
+  const response = await stack.gql(op.query, op.variables, {
+    headers: { 'x-store-id': COMMERCE_IDS.storeA },
+  });
   const stats = await stack.sim.stats();
   const body = response.body as {
     data?: unknown;
@@ -62,6 +83,7 @@ async function measure(stack: Stack, op: TestOperation): Promise<Measured> {
   return {
     source: op.source,
     query: op.query,
+    variables: op.variables,
     bound,
     actual: stats.total,
     byField,
@@ -71,32 +93,38 @@ async function measure(stack: Stack, op: TestOperation): Promise<Measured> {
   };
 }
 
-/** Every variable of the operation is nullable or has a default: it can run with none given. */
-function runsWithoutVariables(query: string): boolean {
-  const operation = parse(query).definitions.find(
-    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
-  )!;
-  return (operation.variableDefinitions ?? []).every(
-    (v) => v.type.kind !== Kind.NON_NULL_TYPE || v.defaultValue !== undefined,
-  );
-}
-
 describe('the upstream-call bound is sound over the operations of the project’s tests', () => {
-  it('never below the actual calls, cold cache, queries and mutations', async () => {
+  it(`never below the actual calls, cold cache, queries and mutations (seed ${SEED})`, async () => {
     const collected = collectTestOperations(['test/integration/demand']);
     const distinct = [...new Map(collected.operations.map((op) => [op.query, op])).values()];
     const valid = distinct.filter(
       (op) => op.kind !== 'subscription' && validate(schema, parse(op.query)).length === 0,
     );
-    const runnable = valid.filter((op) => runsWithoutVariables(op.query));
+    // One seeded stream over the corpus in order: the same seed and tests give the same values.
+    const random = seededRandom(SEED);
+    const runnable: Runnable[] = [];
+    const unmade: { source: string; why: readonly string[] }[] = [];
+    let given = 0;
+    for (const op of valid) {
+      const drawn = variablesFor(schema, pools, random, parse(op.query), COMMERCE_IDS.storeA);
+      if (drawn.unmade.length > 0) unmade.push({ source: op.source, why: drawn.unmade });
+      else runnable.push({ ...op, variables: drawn.variables });
+      if (drawn.unmade.length === 0 && Object.keys(drawn.variables).length > 0) given += 1;
+    }
     const queries = runnable.filter((op) => op.kind === 'query');
     const mutations = runnable.filter((op) => op.kind === 'mutation');
     console.log(
       `[soundness/tests] ${collected.literals} literals; ${collected.parsed} distinct documents with ` +
         `operations; ${distinct.length} distinct operations ` +
         `(${distinct.filter((op) => op.kind === 'subscription').length} subscriptions, left out); ` +
-        `${valid.length} validate; ${valid.length - runnable.length} skipped for a required ` +
-        `variable; ${queries.length} queries and ${mutations.length} mutations run`,
+        `${valid.length} validate; ${given} given values for their required variables ` +
+        `(seed ${SEED}); ${unmade.length} skipped for a required variable no value can be made ` +
+        `for; ${queries.length} queries and ${mutations.length} mutations run`,
+    );
+    console.log(
+      `[soundness/tests] skipped:\n${unmade
+        .map(({ source, why }) => `  ${source}: ${why.join('; ')}`)
+        .join('\n')}`,
     );
 
     const runs: Measured[] = [];
@@ -122,6 +150,14 @@ describe('the upstream-call bound is sound over the operations of the project’
         `${unsound.length} unsound, ${spent.filter((run) => run.bound === run.actual).length} ` +
         `tight (bound = actual); bound ÷ actual: max ${max.toFixed(2)}, mean ${mean.toFixed(2)}`,
     );
+    const withValues = runs.filter((run) => Object.keys(run.variables).length > 0);
+    console.log(
+      `[soundness/tests] with drawn variables: ${withValues.length} run, ` +
+        `${withValues.filter((run) => run.actual > 0).length} made calls ` +
+        `(${withValues.reduce((a, run) => a + run.actual, 0)} in all), ` +
+        `${withValues.filter((run) => run.clean).length} answered without errors, ` +
+        `${withValues.filter((run) => run.actual > run.bound).length} unsound`,
+    );
     const loosest = [...spent]
       .sort((a, b) => b.bound / b.actual - a.bound / a.actual)
       .slice(0, 3)
@@ -140,10 +176,11 @@ describe('the upstream-call bound is sound over the operations of the project’
         .join('\n')}`,
     );
     if (unsound.length > 0)
-      console.log(`[soundness/tests] unsound:\n${JSON.stringify(unsound, null, 2)}`);
+      console.log(`[soundness/tests] unsound (seed ${SEED}):\n${JSON.stringify(unsound, null, 2)}`);
     expect(
-      unsound.map(({ source, bound, actual, byField, byRoute, query }) => ({
+      unsound.map(({ source, bound, actual, byField, byRoute, query, variables }) => ({
         source,
+        variables,
         bound,
         actual,
         byField,
@@ -153,6 +190,8 @@ describe('the upstream-call bound is sound over the operations of the project’
     ).toEqual([]);
     // The corpus must spend calls, or the property holds for nothing.
     expect(queries.length).toBeGreaterThan(50);
+    // …and the operations given drawn variables must run and spend calls, or they are not tested.
+    expect(withValues.filter((run) => run.actual > 0).length).toBeGreaterThan(given / 2);
     expect(spent.length).toBeGreaterThan(runs.length / 3);
   }, 55_000);
 });
