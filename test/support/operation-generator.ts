@@ -661,6 +661,8 @@ export interface VariableValues {
   readonly variables: Record<string, unknown>;
   /** The required variables without one: `$name at Type.field(argument): why`. */
   readonly unmade: readonly string[];
+  /** The variable that is a file (`Upload`): sent as the file of a multipart request. */
+  readonly upload?: string;
 }
 
 /**
@@ -686,6 +688,7 @@ export function variablesFor(
   const variables: Record<string, unknown> = {};
   const unmade: string[] = [];
   const placed = new Set<string>();
+  let upload: string | undefined;
   const typeInfo = new TypeInfo(schema);
   visit(
     document,
@@ -708,6 +711,12 @@ export function variablesFor(
           unmade.push(`${at}: not an argument of a field`);
           return;
         }
+        // A file travels in the request's multipart body, not among the variables' values.
+        if (getNamedType(type).name === 'Upload' && upload === undefined) {
+          upload = name;
+          variables[name] = null;
+          return;
+        }
         const site = { parentType: parentType.name, field, argument: holder.name.value, type };
         const drawn = valueFor(schema, pools, random, { ...site, storeId });
         if ('value' in drawn) variables[name] = drawn.value;
@@ -717,5 +726,5 @@ export function variablesFor(
   );
   for (const name of required.keys())
     if (!placed.has(name)) unmade.push(`$${name}: not used in the operation`);
-  return { variables, unmade };
+  return { variables, unmade, ...(upload === undefined ? {} : { upload }) };
 }

@@ -11,8 +11,8 @@
  * arguments' (test/support/operation-generator.ts `variablesFor`: by the argument or input field
  * each is passed to, from the seed data's pools, the header's store as the scope) — seeded,
  * `SOUNDNESS_SEED` (default: a new one per run, printed) reproduces a run; the others are left
- * out. An operation with a required variable no value can be made for (an `Upload`: the harness
- * posts JSON, not a multipart request) is counted, named with why, and skipped. The bound is
+ * out; a file (`Upload`) goes as a small zip in a multipart request. An operation with a required
+ * variable no value can be made for is counted, named with why, and skipped. The bound is
  * computed with the variables the operation runs with. Queries run first on one stack; mutations
  * then run on fresh stacks, a new one every `MUTATIONS_PER_STACK`, so that what one mutation
  * changes (a deleted record, a spent quota) breaks few of the others. Errors are expected (many
@@ -26,6 +26,7 @@ import { parse, validate, type GraphQLSchema } from 'graphql';
 import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
 import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 import { boundOf, startColdStack } from '../../support/call-bound.ts';
+import { postMultipart, smallZip } from '../../support/graphql-multipart.ts';
 import type { Stack } from '../../support/gateway-harness.ts';
 import {
   seededRandom,
@@ -66,15 +67,28 @@ afterAll(async () => {
 /** A test's operation with the variables it runs with. */
 interface Runnable extends TestOperation {
   readonly variables: Record<string, unknown>;
+  /** The variable that is a file: the operation goes as a multipart request with a small zip. */
+  readonly upload?: string | undefined;
 }
 
 async function measure(stack: Stack, op: Runnable): Promise<Measured> {
   const { calls: bound, byField } = await boundOf(op.query, op.variables);
   await stack.resetCounts();
-  const response = await stack.gql(op.query, op.variables, {
-    headers: { 'x-store-id': COMMERCE_IDS.storeA },
-  });
+  // Traced: the answer waits for every call the operation started (a failed field's siblings
+  // still in flight), so none of them lands in the next operation's count.
+  const headers = { 'x-store-id': COMMERCE_IDS.storeA, 'weft-trace': '1' };
+  const response = op.upload
+    ? await postMultipart({
+        url: stack.url,
+        query: op.query,
+        variables: op.variables,
+        filePath: op.upload,
+        file: smallZip('soundness'),
+        headers: { ...headers, 'apollo-require-preflight': 'true' },
+      })
+    : await stack.gql(op.query, op.variables, { headers });
   const stats = await stack.sim.stats();
+
   const body = response.body as {
     data?: unknown;
     errors?: { message: string; extensions?: { code?: string } }[];
@@ -108,7 +122,7 @@ describe('the upstream-call bound is sound over the operations of the project’
     for (const op of valid) {
       const drawn = variablesFor(schema, pools, random, parse(op.query), COMMERCE_IDS.storeA);
       if (drawn.unmade.length > 0) unmade.push({ source: op.source, why: drawn.unmade });
-      else runnable.push({ ...op, variables: drawn.variables });
+      else runnable.push({ ...op, variables: drawn.variables, upload: drawn.upload });
       if (drawn.unmade.length === 0 && Object.keys(drawn.variables).length > 0) given += 1;
     }
     const queries = runnable.filter((op) => op.kind === 'query');

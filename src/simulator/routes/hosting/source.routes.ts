@@ -70,8 +70,10 @@ export async function registerSourceRoutes(app: FastifyInstance, ctx: SimContext
     scope.route({
       ...routeOf('POST /apps/{appId}/source'),
       handler: async (request) => {
-        const record = findApp(ctx, request);
+        // The body is read before any answer: answered while the archive still arrives, the rest
+        // of it would be read on the connection as a request of its own (and counted as one).
         const digest = await readZipFile(request);
+        const record = findApp(ctx, request);
         if (digest === undefined) throw missingZipFile();
         const upload: HostingUpload = {
           id: nextId(ctx.state.hosting, 'upload'),
