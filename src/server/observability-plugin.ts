@@ -6,6 +6,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Span } from '@opentelemetry/api';
 import type { GatewayContext } from '../kit/request-context.ts';
+import { errorsOfPart, followDeferredParts } from './incremental/deferred-parts.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
 
@@ -29,8 +30,26 @@ export function observabilityPlugin(
           });
           holder.span = operationSpan;
         },
-        async willSendResponse({ operationName, errors }) {
-          const failed = (errors?.length ?? 0) > 0;
+        async willSendResponse({ response, operationName, errors }) {
+          // An answer in parts (`@defer`) is one operation: observed at its last part, with the
+          // errors of every part.
+          if (response.body.kind === 'incremental') {
+            const sent = [...(response.body.initialResult.errors ?? [])];
+            followDeferredParts(response, {
+              part: (part) => sent.push(...errorsOfPart(part)),
+              end: () => observe(operationName, sent),
+            });
+            return;
+          }
+          await observe(operationName, errors ?? []);
+        },
+      };
+
+      async function observe(
+        operationName: string | null | undefined,
+        errors: readonly { extensions?: Record<string, unknown> }[],
+      ) {
+          const failed = errors.length > 0;
           metrics?.operation(
             operationName,
             failed ? 'error' : 'success',
@@ -41,9 +60,8 @@ export function observabilityPlugin(
           // it opened has ended: the calls served without the upstream have no attempt span.
           const ledger = contextValue.facts?.ledger;
           if (ledger) await ledger.settled();
-          tracing.endOperation(operationSpan, errors ?? [], ledger?.report(null));
-        },
-      };
+          tracing.endOperation(operationSpan, errors, ledger?.report(null));
+      }
     },
   };
 }
