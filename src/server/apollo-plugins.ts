@@ -168,36 +168,35 @@ export function upstreamFactsPlugin(
     operationName: string | null | undefined,
     estimateOnly: boolean,
   ): Promise<Record<string, unknown>> {
-          const extensions: Record<string, unknown> = {};
-          const budget = facts.spent > 0 ? facts.budget : undefined;
-          if (budget) extensions.rateLimit = { ...budget };
-          if (facts.ledger) {
-            // Calls still in flight when the result was done (a failed field's siblings) count too.
-            await facts.ledger.settled();
-            const report = facts.ledger.report(null);
-            metrics?.operationUpstream(
-              operationName,
-              report.totals.upstream,
-              report.totals.withoutUpstream,
-              facts.estimate,
-            );
-          }
-          if (facts.ledger && facts.listed && !estimateOnly) {
-            // After the operation, spent or not: a snapshot costs no upstream call.
-            const after =
-              (facts.spent > 0 ? facts.budget : undefined) ?? (await budgetOf(contextValue));
-            // The bound beside what was spent (docs/demand.md): never below `totals.upstream`.
-            extensions.upstream = {
-              ...facts.ledger.report(after ?? null),
-              estimate: facts.estimate === undefined ? null : { calls: facts.estimate },
-            };
-          }
-          if (facts.stale.length > 0) {
-            extensions.stale = {
-              ageSec: Math.max(...facts.stale.map((fact) => fact.ageSec)),
-              sources: facts.stale.map((fact) => ({ ...fact })),
-            };
-          }
-          return extensions;
+    const extensions: Record<string, unknown> = {};
+    const budget = facts.spent > 0 ? facts.budget : undefined;
+    if (budget) extensions.rateLimit = { ...budget };
+    if (facts.ledger) {
+      // Calls still in flight when the result was done (a failed field's siblings) count too.
+      await facts.ledger.settled();
+      const report = facts.ledger.report(null);
+      metrics?.operationUpstream(
+        operationName,
+        report.totals.upstream,
+        report.totals.withoutUpstream,
+        facts.estimate,
+      );
+    }
+    if (facts.ledger && facts.listed && !estimateOnly) {
+      // After the operation, spent or not: a snapshot costs no upstream call.
+      const after = (facts.spent > 0 ? facts.budget : undefined) ?? (await budgetOf(contextValue));
+      // The bound beside what was spent (docs/demand.md): never below `totals.upstream`.
+      extensions.upstream = {
+        ...facts.ledger.report(after ?? null),
+        estimate: facts.estimate === undefined ? null : { calls: facts.estimate },
+      };
+    }
+    if (facts.stale.length > 0) {
+      extensions.stale = {
+        ageSec: Math.max(...facts.stale.map((fact) => fact.ageSec)),
+        sources: facts.stale.map((fact) => ({ ...fact })),
+      };
+    }
+    return extensions;
   }
 }

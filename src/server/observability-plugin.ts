@@ -49,18 +49,18 @@ export function observabilityPlugin(
         operationName: string | null | undefined,
         errors: readonly { extensions?: Record<string, unknown> }[],
       ) {
-          const failed = errors.length > 0;
-          metrics?.operation(
-            operationName,
-            failed ? 'error' : 'success',
-            (performance.now() - started) / 1000,
-          );
-          if (!operationSpan || !tracing) return;
-          // The ledger, when the request keeps one (metrics on, or `Weft-Trace: 1`), once every call
-          // it opened has ended: the calls served without the upstream have no attempt span.
-          const ledger = contextValue.facts?.ledger;
-          if (ledger) await ledger.settled();
-          tracing.endOperation(operationSpan, errors, ledger?.report(null));
+        const failed = errors.length > 0;
+        metrics?.operation(
+          operationName,
+          failed ? 'error' : 'success',
+          (performance.now() - started) / 1000,
+        );
+        if (!operationSpan || !tracing) return;
+        // The ledger, when the request keeps one (metrics on, or `Weft-Trace: 1`), once every call
+        // it opened has ended: the calls served without the upstream have no attempt span.
+        const ledger = contextValue.facts?.ledger;
+        if (ledger) await ledger.settled();
+        tracing.endOperation(operationSpan, errors, ledger?.report(null));
       }
     },
   };

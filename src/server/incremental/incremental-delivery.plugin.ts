@@ -26,13 +26,7 @@ import {
   type SingularExecutionResult,
   type SubsequentIncrementalExecutionResult,
 } from '@graphql-tools/executor';
-import {
-  BREAK,
-  GraphQLError,
-  visit,
-  type DocumentNode,
-  type GraphQLFormattedError,
-} from 'graphql';
+import { BREAK, GraphQLError, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { stampRequestId, type FormatOptions } from '../../errors/graphql-errors.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
@@ -142,7 +136,12 @@ export function incrementalDeliveryPlugin(
           if (!source?.includes('@defer') || !usesDefer(document)) return null;
           const format = errorFormatter(contextValue, options);
           const abort = new AbortController();
-          const stopListening = contextValue.onClientGone?.(() => abort.abort());
+          const stopListening = contextValue.onClientGone?.(() => {
+            abort.abort();
+            contextValue.logger.info(
+              'client went away before the last part: deferred fields not started are not run',
+            );
+          });
           let result: SingularExecutionResult | IncrementalExecutionResults;
           try {
             result = await executeIncrementally({
