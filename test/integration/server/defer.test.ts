@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { until } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { postForParts } from '../../support/multipart-parts.ts';
+import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.ts';
 
 /** The slow route's latency. */
 const SLOW_MS = 300;
@@ -33,6 +34,8 @@ interface Arrival {
   readonly url: string;
   readonly at: number;
 }
+/** When each upstream call of the current test was answered by the simulator. */
+let answers: Arrival[] = [];
 const isSlow = (url: string) => url.split('?')[0]!.endsWith('/deployments');
 
 let stack: Stack;
@@ -52,13 +55,16 @@ beforeAll(async () => {
         slowAnswered += 1;
         lastSlowAnswer = performance.now();
       },
+      onAnswered: ({ url }) => {
+        answers.push({ url, at: performance.now() });
+      },
     },
   });
   // Warm the executor and the hosting code, so that the first timed request is not the first one
-  // (from the credential no timed test uses for its apps list).
+  // (from the credential no timed test uses).
   const warm = await postForParts(
     `${stack.url}/graphql`,
-    { query: `{ apps { appId } ... @defer { __typename } }` },
+    { query: DEFERRED_DASHBOARD },
     { ...PARTS, authorization: 'Bearer demo-other' },
   );
   await warm.parts;
@@ -66,6 +72,7 @@ beforeAll(async () => {
 afterAll(() => stack.close());
 beforeEach(async () => {
   arrivals = [];
+  answers = [];
   slowAnswered = 0;
   await stack.resetCounts();
 });
@@ -85,7 +92,7 @@ describe('a dashboard whose slow part is deferred', () => {
     // The first part came before any slow call had answered.
     expect(slowAnswered).toBe(0);
     expect(arrivals.some((arrival) => isSlow(arrival.url))).toBe(true);
-    const fast = arrivals.filter((arrival) => !isSlow(arrival.url));
+    const fast = answers.filter((answer) => !isSlow(answer.url));
     const apps = first!.body.data.apps as Record<string, unknown>[];
     expect(apps.length).toBeGreaterThan(0);
     for (const app of apps) {
@@ -113,7 +120,7 @@ describe('a dashboard whose slow part is deferred', () => {
     expect(last.at - lastSlowAnswer).toBeLessThan(50);
     console.info(
       `[defer figures] deferred: first part ${round(first!.at - started)} ms after the request, ` +
-        `${round(first!.at - lastFast)} ms after the last fast call arrived; deferred part ` +
+        `${round(first!.at - lastFast)} ms after the last fast call answered; deferred part ` +
         `${round(last.at - started)} ms after the request, ${round(last.at - lastSlowAnswer)} ms ` +
         `after the last slow call answered (slow route ${SLOW_MS} ms)`,
     );
@@ -132,11 +139,11 @@ describe('a dashboard whose slow part is deferred', () => {
     expect(slowAnswered).toBe(whole!.body.data.apps.length);
     expect(whole!.at).toBeGreaterThan(lastSlowAnswer);
     const lastFast = Math.max(
-      ...arrivals.filter((arrival) => !isSlow(arrival.url)).map((arrival) => arrival.at),
+      ...answers.filter((answer) => !isSlow(answer.url)).map((answer) => answer.at),
     );
     console.info(
       `[defer figures] not deferred: whole answer ${round(whole!.at - started)} ms after the ` +
-        `request, ${round(whole!.at - lastFast)} ms after the last fast call arrived`,
+        `request, ${round(whole!.at - lastFast)} ms after the last fast call answered`,
     );
   });
 });
@@ -219,13 +226,15 @@ describe('@defer and the operation pipeline', () => {
     const [first, last] = await answer.parts;
     expect(first!.body.extensions).toBeUndefined();
     const ledger = last!.body.extensions.upstream;
-    expect(ledger.totals.upstream).toBeGreaterThan(0);
+    // Every call, made (by the first part or a deferred one) or served from the cache (the warm-up
+    // read some of them), is listed once.
     expect(ledger.totals.upstream).toBe(await stack.upstreamCalls());
+    expect(ledger.totals.upstream + ledger.totals.withoutUpstream).toBe(ledger.calls.length);
     const apps = first!.body.data.apps.length;
     const paths = ledger.calls.map((call: { paths: string[] }) => call.paths[0]);
     for (let i = 0; i < apps; i += 1) expect(paths).toContain(`apps.${i}.deployments`);
     expect(ledger.estimate.calls).toBeGreaterThanOrEqual(ledger.totals.upstream);
-    expect(last!.body.extensions.rateLimit).toMatchObject({ limit: 600 });
+    expect(ledger.budget).toMatchObject({ limit: 600 });
   });
 
   it('answers a client that does not read multipart/mixed in one JSON answer', async () => {
@@ -241,14 +250,50 @@ describe('@defer and the operation pipeline', () => {
     for (const app of whole.body.data.apps) expect(app.deployments).toBeDefined();
   });
 
-  it('refuses @defer in a subscription', async () => {
-    const refused = await stack.gql(
-      `subscription { appJob(jobId: "job-0001") { ... @defer { status } } }`,
+  it('refuses @defer in a subscription, over HTTP, SSE and graphql-ws alike', async () => {
+    const subscription = `subscription { appJob(jobId: "job-0001") { ... on AppJob @defer { status } } }`;
+    const refusedOverHttp = await stack.gql(subscription, {}, { headers: PARTS });
+    const overSse = await collectSse(stack.url, subscription);
+    const ws = wsClient(stack.url, { authorization: 'Bearer demo-token' });
+    const overWs = await collectWs(ws, subscription);
+    await ws.dispose();
+    expect(refusedOverHttp.status).toBe(400);
+    const errors = [
+      refusedOverHttp.body.errors[0],
+      overSse.results[0]?.errors?.[0],
+      (overWs.failure as { 0?: unknown } | undefined)?.[0],
+    ];
+    for (const error of errors) {
+      expect(error).toMatchObject({
+        message: expect.stringMatching(/`@defer` is not supported in a subscription/),
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      });
+    }
+    // A fragment used by a subscription is refused too; `if: false` is allowed.
+    const viaFragment = await stack.gql(
+      `subscription { appJob(jobId: "job-0001") { ...Job } } fragment Job on AppJob { ... @defer { status } }`,
       {},
       { headers: PARTS },
     );
-    expect(refused.status).toBe(400);
-    expect(refused.body.errors[0].message).toMatch(/`@defer` is not supported in a subscription/);
-    expect(refused.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(viaFragment.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const off = await collectSse(
+      stack.url,
+      `subscription { appJob(jobId: "job-0001") { ... @defer(if: false) { status } } }`,
+    );
+    expect(off.results[0]?.errors?.[0]?.extensions?.code).not.toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it('answers a mutation that uses @defer whole', async () => {
+    const answer = await postForParts(
+      `${stack.url}/graphql`,
+      {
+        query: `mutation { createApp(input: { name: "defer-app" }) { ... @defer { job { jobId } } userErrors { message } } }`,
+      },
+      PARTS,
+    );
+    expect(answer.headers['content-type']).toMatch(/^application\/graphql-response\+json/);
+    const [whole] = await answer.parts;
+    expect(whole!.body.errors).toBeUndefined();
+    expect(whole!.body.data.createApp.job.jobId).toBeTruthy();
   });
 });
