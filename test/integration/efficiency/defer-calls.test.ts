@@ -29,6 +29,10 @@ const QUERIES: Record<string, (defer: string) => string> = {
   'stitched catalog root fields': (defer) => `{
     skus(first: 3) { totalCount nodes { id } }
     ... ${defer} { sku(id: "sku_0001") { name } } }`,
+  // Inside a stitched field: the subgraph still answers in one piece (the gateway does not forward
+  // `@defer`), and the deferred fields are delivered later from that one answer.
+  'a fragment inside a stitched field': (defer) => `{
+    skus(first: 3) { totalCount nodes { id ... ${defer} { name } } } }`,
   // A local record read in the first part and its sub-resources deferred.
   'a certificate page': (defer) => `{
     certificateCustomer(customerId: "demo-customer") {
