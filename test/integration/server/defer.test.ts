@@ -248,6 +248,14 @@ describe('@defer and the operation pipeline', () => {
     expect(whole.headers['content-type']).toMatch(/^application\/json/);
     expect(whole.body.errors).toBeUndefined();
     for (const app of whole.body.data.apps) expect(app.deployments).toBeDefined();
+    // Inside a stitched field too: the subgraph is asked for the deferred fields with the rest.
+    const stitched = await stack.gql(
+      `{ skus(first: 2, storeId: "11111111-1111-4111-8111-111111111111") { nodes { id ... @defer { name } } } }`,
+      {},
+      { headers: { accept: 'application/json' } },
+    );
+    expect(stitched.body.errors).toBeUndefined();
+    for (const sku of stitched.body.data.skus.nodes) expect(sku.name).toEqual(expect.any(String));
   });
 
   it('refuses @defer in a subscription, over HTTP, SSE and graphql-ws alike', async () => {
