@@ -2084,6 +2084,13 @@ export type ResolversParentTypes = {
   Viewer: ViewerParent;
 };
 
+export type DeferDirectiveArgs = {
+  if?: Scalars['Boolean']['input'];
+  label?: Maybe<Scalars['String']['input']>;
+};
+
+export type DeferDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = DeferDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type RangeDirectiveArgs = {
   max?: Maybe<Scalars['Int']['input']>;
   min?: Maybe<Scalars['Int']['input']>;
@@ -2651,5 +2658,6 @@ export type Resolvers<ContextType = GatewayContext> = {
 };
 
 export type DirectiveResolvers<ContextType = GatewayContext> = {
+  defer?: DeferDirectiveResolver<any, any, ContextType>;
   range?: RangeDirectiveResolver<any, any, ContextType>;
 };

@@ -34,6 +34,11 @@ export interface RequestFields extends RequestScope {
    * sent (the polls it took), read by the transport into the event's `extensions.upstream`.
    */
   readonly eventLedger?: { latest: LedgerReport | undefined } | undefined;
+  /**
+   * Calls `onGone` if the client goes away before its answer is written (HTTP); returns what stops
+   * listening. An answer in parts (`@defer`) stops its execution with it.
+   */
+  readonly onClientGone?: ((onGone: () => void) => () => void) | undefined;
 }
 
 /** Process-wide services every request's context carries. */

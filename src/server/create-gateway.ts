@@ -43,6 +43,7 @@ import { responseReplayPlugin } from './response-cache/response-replay.hook.ts';
 import { createResultEncoding } from './response-cache/result-encoding.ts';
 import { createHeldReplays } from './response-cache/held-replays.ts';
 import { graphqlRoute } from './graphql-route/graphql-route.plugin.ts';
+import { incrementalDeliveryPlugin } from './incremental/incremental-delivery.plugin.ts';
 import { CSRF_PROOF_HEADERS } from './graphql-route/csrf.ts';
 import { registerCors } from './cors.ts';
 import { startIdleMemoryRelease } from './idle-memory-release.ts';
@@ -215,6 +216,8 @@ export async function createGateway(
           ]
         : []),
       ...policy.plugins,
+      // Last: a query with `@defer` is executed here only when no plugin before answered it.
+      incrementalDeliveryPlugin({ hideSuggestions: config.NODE_ENV === 'production' }),
     ],
   });
   await apollo.start();
@@ -241,7 +244,7 @@ export async function createGateway(
     explorer: policy.explorer,
     apqRegistration: policy.apqRegistration,
     replay: responseCache && { cache: responseCache, credentialOf, metrics, budget },
-    contextOf: async (request) =>
+    contextOf: async (request, reply) =>
       drain.contextOf(
         request,
         createGatewayContext(contextDeps, {
@@ -257,6 +260,14 @@ export async function createGateway(
           replayKey: request.replayKey,
           noteOperation: (fields) => {
             request.operationLog = fields;
+          },
+          // Listened to only by an answer in parts: a response closed before it finished.
+          onClientGone: (onGone) => {
+            const closed = () => {
+              if (!reply.raw.writableFinished) onGone();
+            };
+            reply.raw.once('close', closed);
+            return () => reply.raw.off('close', closed);
           },
         }),
       ),

@@ -6,6 +6,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Span } from '@opentelemetry/api';
 import type { GatewayContext } from '../kit/request-context.ts';
+import { errorsOfPart, followDeferredParts } from './incremental/deferred-parts.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
 
@@ -29,21 +30,38 @@ export function observabilityPlugin(
           });
           holder.span = operationSpan;
         },
-        async willSendResponse({ operationName, errors }) {
-          const failed = (errors?.length ?? 0) > 0;
-          metrics?.operation(
-            operationName,
-            failed ? 'error' : 'success',
-            (performance.now() - started) / 1000,
-          );
-          if (!operationSpan || !tracing) return;
-          // The ledger, when the request keeps one (metrics on, or `Weft-Trace: 1`), once every call
-          // it opened has ended: the calls served without the upstream have no attempt span.
-          const ledger = contextValue.facts?.ledger;
-          if (ledger) await ledger.settled();
-          tracing.endOperation(operationSpan, errors ?? [], ledger?.report(null));
+        async willSendResponse({ response, operationName, errors }) {
+          // An answer in parts (`@defer`) is one operation: observed at its last part, with the
+          // errors of every part.
+          if (response.body.kind === 'incremental') {
+            const sent = [...(response.body.initialResult.errors ?? [])];
+            followDeferredParts(response, {
+              part: (part) => sent.push(...errorsOfPart(part)),
+              end: () => observe(operationName, sent),
+            });
+            return;
+          }
+          await observe(operationName, errors ?? []);
         },
       };
+
+      async function observe(
+        operationName: string | null | undefined,
+        errors: readonly { extensions?: Record<string, unknown> }[],
+      ) {
+        const failed = errors.length > 0;
+        metrics?.operation(
+          operationName,
+          failed ? 'error' : 'success',
+          (performance.now() - started) / 1000,
+        );
+        if (!operationSpan || !tracing) return;
+        // The ledger, when the request keeps one (metrics on, or `Weft-Trace: 1`), once every call
+        // it opened has ended: the calls served without the upstream have no attempt span.
+        const ledger = contextValue.facts?.ledger;
+        if (ledger) await ledger.settled();
+        tracing.endOperation(operationSpan, errors, ledger?.report(null));
+      }
     },
   };
 }

@@ -66,6 +66,8 @@ export interface SimulatorOptions {
    * it returns (a test holds a request this way to decide what happens while it is in flight).
    */
   onArrival?: (request: { readonly method: string; readonly url: string }) => unknown;
+  /** Told of each API request once its answer is sent (a test times what followed an answer). */
+  onAnswered?: (request: { readonly method: string; readonly url: string }) => void;
 }
 
 export const DEFAULT_IP_LIMITS: Record<IpRouteClass, number> = {
@@ -245,6 +247,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
 
   app.addHook('onResponse', async (request, reply) => {
     if (request.url.startsWith('/__sim/')) return;
+    options.onAnswered?.({ method: request.method, url: request.url });
     const url = request.routeOptions.url;
     stats.record(url ? toRouteTemplate(request.method, url) : undefined, reply.statusCode);
   });

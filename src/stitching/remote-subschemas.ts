@@ -19,6 +19,7 @@ import {
   moneyInputDescriptionsTransform,
   renameTransforms,
   rootFieldsTransform,
+  wholeSubgraphAnswerTransform,
 } from './subgraph-transforms.ts';
 
 /** What the gateway schema stitches in from the subgraphs. */
@@ -102,6 +103,7 @@ export async function createRemoteSubschemas(
         moneyInputDescriptionsTransform(),
         ...renameTransforms(renames),
         rootFieldsTransform(subgraph),
+        wholeSubgraphAnswerTransform(),
       ],
     });
     return { subgraph, subschema };

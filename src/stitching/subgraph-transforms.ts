@@ -3,7 +3,15 @@
  * renames, the added `storeId` argument of the store-scoped subgraphs, the origin of each root
  * field in its description, and money-input descriptions.
  */
-import { GraphQLID, GraphQLInputObjectType, type GraphQLSchema } from 'graphql';
+import {
+  BREAK,
+  GraphQLID,
+  GraphQLInputObjectType,
+  visit,
+  type ASTNode,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+} from 'graphql';
 import type { Transform } from '@graphql-tools/delegate';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { RenameRootFields, RenameTypes, TransformRootFields } from '@graphql-tools/wrap';
@@ -96,5 +104,48 @@ export function moneyInputDescriptionsTransform(): Transform {
           });
         },
       }),
+  };
+}
+
+/** Whether the client's operation (or a fragment it sends) uses `@defer`, per parsed operation. */
+const defersByOperation = new WeakMap<GraphQLResolveInfo['operation'], boolean>();
+function clientDefers(info: GraphQLResolveInfo | undefined): boolean {
+  if (!info) return false;
+  let known = defersByOperation.get(info.operation);
+  if (known === undefined) {
+    known = false;
+    const nodes: ASTNode[] = [info.operation, ...Object.values(info.fragments)];
+    for (const node of nodes) {
+      visit(node, {
+        Directive(directive) {
+          if (directive.name.value !== 'defer') return undefined;
+          known = true;
+          return BREAK;
+        },
+      });
+      if (known) break;
+    }
+    defersByOperation.set(info.operation, known);
+  }
+  return known;
+}
+
+/**
+ * A subgraph answers in one piece: a `@defer` inside a stitched field's selection is taken out of
+ * the subgraph's request, so its fields are asked for with the rest, and the gateway delivers that
+ * fragment in a later part from the one answer (docs/clients.md "@defer"). Left in, the delegation
+ * would drop the deferred fields from the request, expecting to fetch them in a later call that a
+ * subgraph without merged types never gets — and answer them null. Costs a lookup per delegation
+ * (the client's operation walked once) and a walk of the subgraph request only when it defers.
+ */
+export function wholeSubgraphAnswerTransform(): Transform {
+  return {
+    transformRequest(request, delegationContext) {
+      if (!clientDefers(delegationContext.info)) return request;
+      const document = visit(request.document, {
+        Directive: (directive) => (directive.name.value === 'defer' ? null : undefined),
+      });
+      return { ...request, document };
+    },
   };
 }

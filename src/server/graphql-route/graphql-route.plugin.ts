@@ -10,9 +10,12 @@
  *   preValidation  a multipart upload's body is streamed in (behind the CSRF preflight header)
  *   preHandler     document checks (size, tokens, trusted documents) → a subscription that asks
  *                  for `text/event-stream` becomes an SSE stream → anything else must accept
- *                  JSON (406); then APQ registration rights; then whole-response replay
- *   handler        Apollo Server: parse, validation, variables, cost, idempotency, execution —
- *                  or, still running at the shutdown deadline, a 503 SHUTTING_DOWN answer
+ *                  JSON (406), and one that reads `multipart/mixed` is handed to Apollo as reading
+ *                  the `@defer` format Weft writes; then APQ registration rights; then
+ *                  whole-response replay
+ *   handler        Apollo Server: parse, validation, variables, cost, idempotency, execution (a
+ *                  query with `@defer`: incremental/incremental-delivery.plugin.ts) — or, still
+ *                  running at the shutdown deadline, a 503 SHUTTING_DOWN answer
  *
  * graphql-ws is the same path's WebSocket upgrade (subscriptions/graphql-ws.transport.ts).
  */
@@ -44,12 +47,19 @@ import { acceptGraphQLMultipart } from '../uploads/graphql-multipart.plugin.ts';
 import { refuseUnsupportedContentType } from './content-type.policy.ts';
 import { refuseCrossSiteRequest } from './csrf.ts';
 import { replyWithGraphQLError, stampErrorAnswer } from './graphql-error-reply.ts';
-import { acceptsJson, asksForEventStream, prefersEventStream, prefersHtml } from './media-types.ts';
+import {
+  acceptsJson,
+  asksForEventStream,
+  partsAccept,
+  prefersEventStream,
+  prefersHtml,
+  readsParts,
+} from './media-types.ts';
 
 export interface GraphqlRouteOptions {
   readonly path: string;
   readonly apollo: ApolloServer<GatewayContext>;
-  readonly contextOf: (request: FastifyRequest) => Promise<GatewayContext>;
+  readonly contextOf: (request: FastifyRequest, reply: FastifyReply) => Promise<GatewayContext>;
   readonly pipeline: OperationPipeline;
   readonly credentialOf: RequestCredential;
   readonly sse: GraphQLSseTransport;
@@ -149,16 +159,24 @@ export async function graphqlRoute(
     if (streams && operationTypeOf(request.body) === 'subscription') {
       return sse.serve(request, reply);
     }
-    // Anything else is answered as JSON: a client that accepts neither JSON type is told so before
-    // the operation runs (Apollo would run it, spend upstream calls, then answer 406).
-    if (request.method === 'OPTIONS' || acceptsJson(request.headers)) return;
+    // Anything else is answered as JSON (a query with `@defer`, as JSON parts): a client that
+    // accepts neither JSON type nor parts is told so before the operation runs (Apollo would run
+    // it, spend upstream calls, then answer 406).
+    if (request.method === 'OPTIONS') return;
+    // A client that reads parts gets them in the one format Weft writes (incremental/), and JSON
+    // when the answer is one piece (a client that reads JSON parts reads JSON).
+    if (readsParts(request.headers)) {
+      request.headers.accept = partsAccept(request.headers);
+      return;
+    }
+    if (acceptsJson(request.headers)) return;
     return replyWithGraphQLError(
       request,
       reply,
       406,
       new GatewayError(
         ErrorCode.BAD_USER_INPUT,
-        'Send `Accept: application/json` or `application/graphql-response+json` (`text/event-stream` is for subscriptions): this Accept header allows neither.',
+        'Send `Accept: application/json` or `application/graphql-response+json` (`multipart/mixed` for `@defer`, `text/event-stream` for subscriptions): this Accept header allows neither.',
         { header: 'accept' },
       ),
     );

@@ -5,7 +5,8 @@
  * - whether the client accepts a JSON answer at all (else 406 before anything runs), and which JSON
  *   type an answer the gateway writes itself (a refusal, a replay) goes out as;
  * - whether a GET is a browser asking for the explorer page;
- * - whether a subscription asked for an event stream (a query or a mutation never becomes one).
+ * - whether a subscription asked for an event stream (a query or a mutation never becomes one);
+ * - whether the client reads an answer in parts (`multipart/mixed`, for `@defer`).
  */
 import { LRUCache } from 'lru-cache';
 import Negotiator from 'negotiator';
@@ -14,6 +15,12 @@ export const APPLICATION_JSON = 'application/json';
 export const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
 export const EVENT_STREAM = 'text/event-stream';
 const HTML = 'text/html';
+const MULTIPART_MIXED = 'multipart/mixed';
+/**
+ * The incremental format Weft writes, as Apollo Server names it: the `@defer` format of graphql-js
+ * 17.0.0-alpha.2 that Apollo Client 4's `Defer20220824Handler` and urql read.
+ */
+export const MULTIPART_DEFER = 'multipart/mixed; deferSpec=20220824';
 
 type Headers = { readonly accept?: string | undefined };
 
@@ -24,6 +31,8 @@ interface Negotiated {
   readonly prefersHtml: boolean;
   readonly prefersEventStream: boolean;
   readonly asksForEventStream: boolean;
+  /** The client names `multipart/mixed` in the 2022 format (or with no format: urql). */
+  readonly readsParts: boolean;
 }
 
 /**
@@ -39,6 +48,7 @@ const NO_ACCEPT: Negotiated = {
   prefersHtml: false,
   prefersEventStream: false,
   asksForEventStream: false,
+  readsParts: false,
 };
 
 function negotiated(headers: Headers): Negotiated {
@@ -55,6 +65,10 @@ function negotiated(headers: Headers): Negotiated {
       negotiator.mediaType([APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, EVENT_STREAM]) ===
       EVENT_STREAM,
     asksForEventStream: negotiator.mediaTypes().includes(EVENT_STREAM),
+    // Named, not implied by a wildcard; and not only in another format (`incrementalSpec=v0.2`).
+    readsParts:
+      negotiator.mediaTypes().includes(MULTIPART_MIXED) &&
+      negotiator.mediaTypes([MULTIPART_DEFER]).length > 0,
   };
   answers.set(accept, answer);
   return answer;
@@ -88,4 +102,23 @@ export function prefersEventStream(headers: Headers): boolean {
  */
 export function asksForEventStream(headers: Headers): boolean {
   return negotiated(headers).asksForEventStream;
+}
+
+/**
+ * The client reads an answer in parts: `multipart/mixed` named with q > 0, in the 2022 format or
+ * with no format parameter (urql lists a bare `multipart/mixed` on every request and reads that
+ * format). A wildcard does not count: curl's default Accept gets one JSON answer.
+ */
+export function readsParts(headers: Headers): boolean {
+  return negotiated(headers).readsParts;
+}
+
+/**
+ * The Accept header Apollo Server is handed for a client that reads parts: Apollo writes parts only
+ * for an Accept that names a format, and chooses the JSON type of a single answer from the same
+ * header — so both are kept: the 2022 format, then the JSON type the client prefers.
+ */
+export function partsAccept(headers: Headers): string {
+  const json = negotiated(headers).json ?? APPLICATION_JSON;
+  return `${MULTIPART_DEFER}, ${json}`;
 }

@@ -74,6 +74,24 @@ describe('the upstream-call bound of an operation', () => {
     expect(refused.body.errors[0].extensions.retryAfterSec).toBeGreaterThan(0);
     expect(await stack.upstreamCalls()).toBe(0);
 
+    // The same with its details deferred, from a client that reads parts: the same refusal, as one
+    // JSON answer before any part (deferring changes when fields arrive, not what they cost).
+    const deferred = await stack.gql(
+      FEW.replace('csr', '... @defer { csr }'),
+      {},
+      {
+        headers: { accept: 'multipart/mixed;deferSpec=20220824,application/json;q=0.9' },
+      },
+    );
+    expect(deferred.status).toBe(429);
+    expect(deferred.headers['content-type']).toMatch(/^application\/json/);
+    expect(deferred.body.errors[0].extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      limiter: 'OPERATION_BOUND',
+      bound: (await boundOf(FEW)).calls,
+    });
+    expect(await stack.upstreamCalls()).toBe(0);
+
     // One call: it runs, and its ledger shows the bound beside what it spent.
     const one = await stack.gql(ONE, {}, { headers: { 'weft-trace': '1' } });
     expect(one.body.errors).toBeUndefined();

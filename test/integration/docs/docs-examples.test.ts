@@ -10,7 +10,8 @@
  * to the project's dependencies.
  *
  * An answer passes when its status is 200 and it carries no GraphQL error, no `userErrors` entry and,
- * for an event stream, at least one `next` event and a `complete`. A block marked expect-error passes
+ * for an event stream, at least one `next` event and a `complete` (for an answer in parts, `@defer`:
+ * in no part, and a last part). A block marked expect-error passes
  * when every answer carries errors, all of that code.
  */
 import { execFile } from 'node:child_process';
@@ -38,8 +39,32 @@ interface Answer {
   readonly body: string;
 }
 
-/** The GraphQL results of one answer: the JSON body, or each `next` event of a stream. */
+/**
+ * An answer in parts (`@defer`, `multipart/mixed`) as one result: the first part's data, and the
+ * errors of every part (a deferred part's errors are in its `incremental` entries).
+ */
+function partsResultOf(answer: Answer): { results: any[]; problems: string[] } {
+  const boundary = /boundary="?([^";]+)"?/.exec(answer.contentType)?.[1] ?? '-';
+  const parts = answer.body
+    .split(`\r\n--${boundary}`)
+    .map((part) => part.slice(part.indexOf('\r\n\r\n') + 4).trim())
+    .filter((json) => json.startsWith('{'))
+    .map((json) => JSON.parse(json) as any);
+  if (parts.length === 0) return { results: [], problems: [`${answer.label}: no part`] };
+  const errors = parts.flatMap((part) => [
+    ...(part.errors ?? []),
+    ...(part.incremental ?? []).flatMap((entry: any) => entry.errors ?? []),
+  ]);
+  const problems = parts.at(-1).hasNext === false ? [] : [`${answer.label}: no last part`];
+  return {
+    results: [{ data: parts[0].data, errors: errors.length > 0 ? errors : undefined }],
+    problems,
+  };
+}
+
+/** The GraphQL results of one answer: the JSON body, each `next` event of a stream, or its parts. */
 function resultsOf(answer: Answer): { results: any[]; problems: string[] } {
+  if (answer.contentType.startsWith('multipart/mixed')) return partsResultOf(answer);
   if (!answer.contentType.startsWith('text/event-stream')) {
     try {
       return { results: [JSON.parse(answer.body)], problems: [] };

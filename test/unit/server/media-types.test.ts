@@ -4,8 +4,10 @@ import {
   acceptsJson,
   asksForEventStream,
   jsonResponseType,
+  partsAccept,
   prefersEventStream,
   prefersHtml,
+  readsParts,
 } from '../../../src/server/graphql-route/media-types.ts';
 
 const URQL =
@@ -14,6 +16,9 @@ const APOLLO_CLIENT = 'application/graphql-response+json,application/json;q=0.9'
 const BROWSER =
   'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 const GRAPHQL_SSE = 'text/event-stream';
+/** Apollo Client 4's Accept for an operation with @defer (its Defer20220824Handler). */
+const APOLLO_CLIENT_DEFER =
+  'multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9';
 
 const h = (accept?: string) => ({ accept });
 
@@ -51,5 +56,29 @@ describe('content negotiation', () => {
     expect(asksForEventStream(h('text/event-stream;q=0, application/json'))).toBe(false);
     expect(prefersEventStream(h(GRAPHQL_SSE))).toBe(true);
     expect(prefersEventStream(h(URQL))).toBe(false);
+  });
+
+  it('answers in parts only clients that name multipart/mixed in the 2022 format or with none', () => {
+    expect(readsParts(h(APOLLO_CLIENT_DEFER))).toBe(true);
+    expect(readsParts(h(URQL))).toBe(true);
+    expect(readsParts(h('multipart/mixed'))).toBe(true);
+    expect(readsParts(h(APOLLO_CLIENT))).toBe(false);
+    expect(readsParts(h('*/*'))).toBe(false);
+    expect(readsParts(h('multipart/*, application/json'))).toBe(false);
+    expect(readsParts(h('multipart/mixed;incrementalSpec=v0.2, application/json'))).toBe(false);
+    expect(readsParts(h('multipart/mixed;q=0, application/json'))).toBe(false);
+    expect(readsParts(h())).toBe(false);
+  });
+
+  it("hands Apollo the 2022 format and keeps the client's JSON type", () => {
+    expect(partsAccept(h(URQL))).toBe(
+      'multipart/mixed; deferSpec=20220824, application/graphql-response+json',
+    );
+    expect(partsAccept(h('multipart/mixed, application/json'))).toBe(
+      'multipart/mixed; deferSpec=20220824, application/json',
+    );
+    expect(partsAccept(h('multipart/mixed'))).toBe(
+      'multipart/mixed; deferSpec=20220824, application/json',
+    );
   });
 });

@@ -1,0 +1,200 @@
+/**
+ * `@defer` over HTTP (docs/clients.md "@defer"). graphql 16 executes nothing incrementally and
+ * Apollo Server 5 streams only what graphql 17's executor returns; Apollo does, however, write any
+ * incremental answer a plugin hands it as `multipart/mixed` parts (its `deferSpec=20220824` writer).
+ * So this plugin is the last `responseForOperation` of the chain: for a query that uses `@defer`,
+ * from a client that reads parts, it executes the operation with `@graphql-tools/executor` (graphql
+ * 16's execution plus `@defer`, the 2022 format) and returns the first part and the parts to come.
+ *
+ * Everything before execution is Apollo's pipeline as for any operation — document limits, parse,
+ * validation, variables, ranges, cost, the upstream-call bound and the budget policy
+ * (operation-pipeline.ts) — so a refusal is one JSON answer before any part. The execution shares the
+ * request's context, hence its loaders and caches: a deferred fragment's resolvers start in the same
+ * tick as the rest (the executor runs them at once and only holds back their delivery), so they batch
+ * with the first part's and cost no extra upstream call. A client that goes away aborts the
+ * execution: the fields not started yet never run.
+ *
+ * A normal request pays one cached look-up of its Accept header; one from a client that reads parts
+ * (urql lists `multipart/mixed` on every request) also a substring search of its query text, and a
+ * document walk only when the text names `@defer` (remembered per parsed document).
+ */
+import type { ApolloServerPlugin, GraphQLResponse } from '@apollo/server';
+import { HeaderMap } from '@apollo/server';
+import {
+  execute as executeIncrementally,
+  type IncrementalExecutionResults,
+  type SingularExecutionResult,
+  type SubsequentIncrementalExecutionResult,
+} from '@graphql-tools/executor';
+import { BREAK, GraphQLError, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
+import { ErrorCode } from '../../errors/error-codes.ts';
+import { stampRequestId, type FormatOptions } from '../../errors/graphql-errors.ts';
+import type { GatewayContext } from '../../kit/request-context.ts';
+import { readsParts } from '../graphql-route/media-types.ts';
+import { formatSubscriptionError } from '../subscriptions/subscription-execution.ts';
+import type { DeferredPart } from './deferred-parts.ts';
+
+/** Whether a parsed document has a `@defer` anywhere (the executor decides which ones apply). */
+const defers = new WeakMap<DocumentNode, boolean>();
+function usesDefer(document: DocumentNode): boolean {
+  let known = defers.get(document);
+  if (known === undefined) {
+    known = false;
+    visit(document, {
+      Directive(node) {
+        if (node.name.value !== 'defer') return undefined;
+        known = true;
+        return BREAK;
+      },
+    });
+    defers.set(document, known);
+  }
+  return known;
+}
+
+interface ErrorFormatter {
+  (errors: readonly GraphQLError[] | undefined): GraphQLFormattedError[] | undefined;
+}
+
+/**
+ * Errors as Apollo Server formats a single answer's (the one formatter, `formatGraphQLError`, and
+ * the request id), with the unexpected ones logged as the lifecycle plugin logs them.
+ */
+function errorFormatter(context: GatewayContext, options: FormatOptions): ErrorFormatter {
+  return (errors) => {
+    if (!errors?.length) return undefined;
+    const formatted = errors.map((error) => {
+      const one = formatSubscriptionError(error, options);
+      if (one.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR) {
+        context.logger.error(
+          { err: error.originalError ?? error, path: error.path },
+          'resolver failed',
+        );
+      }
+      return one;
+    });
+    stampRequestId(formatted, context.requestId);
+    return formatted;
+  };
+}
+
+/** A deferred fragment's part with its errors formatted: they arrive in that part, typed. */
+function formattedPart(
+  part: SubsequentIncrementalExecutionResult,
+  format: ErrorFormatter,
+): DeferredPart {
+  return {
+    hasNext: part.hasNext,
+    ...(part.incremental
+      ? {
+          incremental: part.incremental.map((entry) => {
+            const { errors, ...rest } = entry;
+            const formatted = format(errors);
+            return formatted ? { ...rest, errors: formatted } : rest;
+          }),
+        }
+      : {}),
+    ...(part.extensions ? { extensions: part.extensions } : {}),
+  } as DeferredPart;
+}
+
+async function* formattedParts(
+  parts: AsyncGenerator<SubsequentIncrementalExecutionResult, void, void>,
+  format: ErrorFormatter,
+  done: () => void,
+): AsyncGenerator<DeferredPart, void, void> {
+  try {
+    for await (const part of parts) yield formattedPart(part, format);
+  } finally {
+    done();
+  }
+}
+
+const okHead = () => ({ status: 200, headers: new HeaderMap() });
+
+export function incrementalDeliveryPlugin(
+  options: FormatOptions = {},
+): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart({ request }) {
+      // Most requests end here: their client reads no parts, and `@defer` (graphql 16 ignores it
+      // in execution) changes nothing in their one JSON answer.
+      const accept = request.http?.headers.get('accept');
+      if (accept === undefined || !readsParts({ accept })) return;
+      return {
+        async responseForOperation({
+          operation,
+          document,
+          source,
+          schema,
+          request,
+          contextValue,
+        }): Promise<GraphQLResponse | null> {
+          // A query only: a mutation's answer comes whole (docs/clients.md); a subscription is
+          // refused by validation (defer-placement.rule.ts) or answered by its own transport.
+          if (operation?.operation !== 'query') return null;
+          if (!source?.includes('@defer') || !usesDefer(document)) return null;
+          const format = errorFormatter(contextValue, options);
+          const abort = new AbortController();
+          const stopListening = contextValue.onClientGone?.(() => {
+            abort.abort();
+            contextValue.logger.info(
+              'client went away before the last part: deferred fields not started are not run',
+            );
+          });
+          let result: SingularExecutionResult | IncrementalExecutionResults;
+          try {
+            result = await executeIncrementally({
+              schema,
+              document,
+              contextValue,
+              variableValues: request.variables,
+              operationName: request.operationName,
+              signal: abort.signal,
+              hideSuggestions: options.hideSuggestions === true,
+            });
+          } catch (error) {
+            stopListening?.();
+            const graphQLError =
+              error instanceof GraphQLError
+                ? error
+                : new GraphQLError('Execution failed', { originalError: error as Error });
+            return {
+              http: okHead(),
+              body: { kind: 'single', singleResult: { errors: format([graphQLError]) } },
+            };
+          }
+          if (!('initialResult' in result)) {
+            // Every `@defer` was off (`if: false`) or in another operation: one answer.
+            stopListening?.();
+            const { errors, ...rest } = result;
+            const formatted = format(errors);
+            return {
+              http: okHead(),
+              body: {
+                kind: 'single',
+                singleResult: formatted ? { ...rest, errors: formatted } : rest,
+              },
+            };
+          }
+          const { errors, data, hasNext, incremental } = result.initialResult;
+          const formatted = format(errors);
+          return {
+            http: okHead(),
+            body: {
+              kind: 'incremental',
+              initialResult: {
+                ...(formatted ? { errors: formatted } : {}),
+                data,
+                ...formattedPart({ hasNext, incremental }, format),
+              } as Extract<GraphQLResponse['body'], { kind: 'incremental' }>['initialResult'],
+              subsequentResults: formattedParts(result.subsequentResults, format, () =>
+                stopListening?.(),
+              ),
+            },
+          };
+        },
+      };
+    },
+  };
+}
