@@ -97,23 +97,31 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
   let listening = false;
   let closed = false;
   let subscription: Promise<(() => Promise<void>) | undefined> | undefined;
-  // Subscribed once the main connection is ready, never before: the subscriber connection is opened
-  // by the first subscribe, and one opened while Redis is unreachable keeps the connection's close
-  // waiting for it (redis-connection.ts). Until then, and for good when it fails, this process
-  // fetches alone.
-  const subscribe = () => {
+  /**
+   * Subscribes once Redis is usable, never before: the subscriber connection is opened by the first
+   * subscribe, and one opened while Redis is unreachable keeps the connection's close waiting for
+   * it (redis-connection.ts). Until it listens (tried again on each miss), this process fetches alone.
+   */
+  const listen = () => {
     if (closed || subscription) return;
-    subscription = redis.subscribe(channel, onMessage).then(
-      async (stop) => {
-        if (closed) await stop().catch(() => undefined);
-        else listening = true;
-        return stop;
-      },
-      () => undefined,
-    );
+    subscription = redis
+      .usable()
+      .then((usable) => (usable && !closed ? redis.subscribe(channel, onMessage) : undefined))
+      .then(
+        async (stop) => {
+          if (!stop)
+            subscription = undefined; // not usable: the next miss asks again
+          else if (closed) await stop().catch(() => undefined);
+          else listening = true;
+          return stop;
+        },
+        () => {
+          subscription = undefined;
+          return undefined;
+        },
+      );
   };
-  if (client.isReady) subscribe();
-  else client.once('ready', subscribe);
+  listen();
 
   /**
    * Listens for the outcome published for `key`: `outcome` resolves with it, or with undefined when
@@ -184,7 +192,10 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
 
   return {
     async run<T>(request: FlightRequest<T>): Promise<FlightResult<T>> {
-      if (!listening || !client.isReady) return alone(request, request.deadlineMs);
+      if (!listening) {
+        listen();
+        return alone(request, request.deadlineMs);
+      }
       const leaseKey = `${prefix}:flight:{${request.credentialId}}:${request.key}`;
       const startedAt = now();
       const waitUntil = startedAt + Math.floor(request.deadlineMs / 2);
@@ -236,7 +247,6 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
     },
     async close() {
       closed = true;
-      client.off('ready', subscribe);
       if (!listening) return; // a subscription still pending stops itself when it comes
       listening = false;
       const stop = await subscription;
