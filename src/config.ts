@@ -77,7 +77,7 @@ const ConfigSchema = z.object({
     .refine((u) => /^rediss?:\/\//.test(u), 'must be a redis:// or rediss:// URL')
     .optional()
     .describe(
-      'Redis for state shared by replicas: cache, token buckets, idempotency records, APQ (docs/efficiency.md "Redis mode"). Unset: all in this process\'s memory.',
+      'Redis for state shared by replicas: cache (and one upstream fetch for a read missed on several replicas at once), token buckets, idempotency records, APQ (docs/efficiency.md "Redis mode"). Unset: all in this process\'s memory.',
     ),
   UPSTREAM_RATE_LIMIT: int(1)
     .default(600)
