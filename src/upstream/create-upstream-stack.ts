@@ -127,6 +127,7 @@ export async function createUpstreamStack(
         redis,
         prefix: config.REDIS_KEY_PREFIX,
         leaseMs: config.UPSTREAM_COALESCING_LEASE_MS,
+        onFlight: (role) => metrics?.crossReplicaFlight(role),
       });
     }
   }

@@ -166,7 +166,11 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
     redis.publish(channel, `${outcome} ${key}`).catch(() => undefined);
   }
 
-  async function lead<T>(request: FlightRequest<T>, leaseKey: string): Promise<FlightResult<T>> {
+  async function lead<T>(
+    request: FlightRequest<T>,
+    leaseKey: string,
+    deadlineMs: number,
+  ): Promise<FlightResult<T>> {
     options.onFlight?.('led');
     const renewal = setInterval(
       () => void client.pExpire(leaseKey, leaseMs).catch(() => undefined),
@@ -174,7 +178,7 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
     );
     renewal.unref();
     try {
-      const { value, stored } = await request.fetch(request.deadlineMs);
+      const { value, stored } = await request.fetch(deadlineMs);
       clearInterval(renewal);
       announce(leaseKey, request.key, stored ? 'stored' : 'unstored');
       return { value, fromPeer: false };
@@ -213,7 +217,7 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
         }
         if (holder === null) {
           message.cancel();
-          return lead(request, leaseKey);
+          return lead(request, leaseKey, rest()); // after a wait: what is left of the deadline
         }
         let outcome: FlightOutcome | undefined;
         if (holder.startsWith(DONE)) {

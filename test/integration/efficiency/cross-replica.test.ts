@@ -5,6 +5,7 @@
  * each replica fetches for itself. The simulator answers after 100 ms, so the replicas' misses
  * overlap as they do when a dashboard is opened by many people at once.
  */
+import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCREENS } from '../../bench/journey.ts';
 import { until } from '../../support/clock.ts';
@@ -76,17 +77,36 @@ async function dashboards(run: Run, perReplica: number): Promise<number> {
   return (await run.sim.stats()).total;
 }
 
+/** `weft_cross_replica_flights_total` summed over the replicas, by role. */
+async function flightCounts(replicas: Replica[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = { led: 0, joined: 0, alone: 0 };
+  for (const replica of replicas) {
+    const text = await (await request(`${replica.url}/metrics`)).body.text();
+    for (const [, role = '', value = '0'] of text.matchAll(
+      /^weft_cross_replica_flights_total\{role="(\w+)"\} (\d+)$/gm,
+    )) {
+      counts[role] = (counts[role] ?? 0) + Number(value);
+    }
+  }
+  return counts;
+}
+
 describe.skipIf(!testRedisAvailable)('one upstream fetch across replicas', () => {
   it('three replicas × 25 cold dashboards cost the calls of one cold dashboard; without it, about three times them', async () => {
     const one = await dashboards(await coldReplicas(1, 'on'), 1);
     expect(one).toBe(7); // the app list, then each of the 3 apps' status and deployments
 
-    const coalesced = await dashboards(await coldReplicas(3, 'on'), 25);
+    const together = await coldReplicas(3, 'on');
+    const coalesced = await dashboards(together, 25);
     const alone = await dashboards(await coldReplicas(3, 'off'), 25);
     console.info(
       `cold dashboard: one replica ${one} calls; 3 replicas × 25 at once: ${coalesced} with cross-replica coalescing, ${alone} without`,
     );
     expect(coalesced).toBe(one);
+    // Each upstream call was one replica's fetch for the others, and the others were answered by it.
+    const flights = await flightCounts(together.replicas);
+    expect(flights.led).toBe(one);
+    expect(flights.joined).toBeGreaterThan(0);
     // Without it each replica fetches what it misses itself (whatever it finds cached is free).
     expect(alone).toBeGreaterThan(2 * one);
     expect(alone).toBeLessThanOrEqual(3 * one);
