@@ -100,23 +100,31 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
   /**
    * Subscribes once Redis is usable, never before: the subscriber connection is opened by the first
    * subscribe, and one opened while Redis is unreachable keeps the connection's close waiting for
-   * it (redis-connection.ts). Until it listens (tried again on each miss), this process fetches alone.
+   * it (redis-connection.ts). Until it listens, this process fetches alone; it asks again every
+   * second (`usable()` sends nothing) and on each miss.
    */
+  let retry: ReturnType<typeof setTimeout> | undefined;
   const listen = () => {
     if (closed || subscription) return;
+    clearTimeout(retry);
+    const later = () => {
+      subscription = undefined;
+      if (closed) return;
+      retry = setTimeout(listen, 1_000);
+      retry.unref();
+    };
     subscription = redis
       .usable()
       .then((usable) => (usable && !closed ? redis.subscribe(channel, onMessage) : undefined))
       .then(
         async (stop) => {
-          if (!stop)
-            subscription = undefined; // not usable: the next miss asks again
+          if (!stop) later();
           else if (closed) await stop().catch(() => undefined);
           else listening = true;
           return stop;
         },
         () => {
-          subscription = undefined;
+          later();
           return undefined;
         },
       );
@@ -251,6 +259,7 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
     },
     async close() {
       closed = true;
+      clearTimeout(retry);
       if (!listening) return; // a subscription still pending stops itself when it comes
       listening = false;
       const stop = await subscription;
