@@ -23,8 +23,8 @@
  *
  * Redis never stalls a request: while the connection or the subscription is not ready, or when a
  * command fails (each has the connection's timeout), the replica fetches for itself as it does
- * without Redis. The subscription is one per process (one channel for every key), opened when the
- * coalescer is made, so a miss pays no SUBSCRIBE.
+ * without Redis. The subscription is one per process (one channel for every key), opened once Redis
+ * is usable, so a miss pays no SUBSCRIBE.
  */
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection } from './redis-connection.ts';
