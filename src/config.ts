@@ -77,7 +77,7 @@ const ConfigSchema = z.object({
     .refine((u) => /^rediss?:\/\//.test(u), 'must be a redis:// or rediss:// URL')
     .optional()
     .describe(
-      'Redis for state shared by replicas: cache, token buckets, idempotency records, APQ (docs/efficiency.md "Redis mode"). Unset: all in this process\'s memory.',
+      'Redis for state shared by replicas: cache (and one upstream fetch for a read missed on several replicas at once), token buckets, idempotency records, APQ (docs/efficiency.md "Redis mode"). Unset: all in this process\'s memory.',
     ),
   UPSTREAM_RATE_LIMIT: int(1)
     .default(600)
@@ -109,6 +109,17 @@ const ConfigSchema = z.object({
     .default('on')
     .describe(
       'The shared upstream cache (and singleflight). `off` exists for benchmarks and debugging.',
+    ),
+  UPSTREAM_CROSS_REPLICA_COALESCING: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      'With REDIS_URL and the upstream cache on: a cacheable read that misses on several replicas at once is fetched by one of them, and the others read its answer from the shared cache (docs/efficiency.md "One fetch across replicas"). `off`: each replica fetches for itself (singleflight per process only). Unused without Redis.',
+    ),
+  UPSTREAM_COALESCING_LEASE_MS: int(100, 60_000)
+    .default(2_000)
+    .describe(
+      "How long the replica fetching for the others holds the key without renewing it (it renews every third of it while its call lasts): a replica that dies mid-call is replaced after this long. A waiting replica never waits more than half of the call's deadline (UPSTREAM_DEADLINE_MS) before fetching for itself.",
     ),
   CACHE_MAX_BYTES: int(1024 * 1024)
     .default(32 * 1024 * 1024)

@@ -10,6 +10,11 @@ export interface GatewayMetrics {
   operation(name: string | null | undefined, outcome: 'success' | 'error', seconds: number): void;
   upstreamCall(method: string, route: string, status: number | 'error', seconds: number): void;
   cacheLookup(result: 'hit' | 'miss' | 'stale'): void;
+  /**
+   * A miss's part in a fetch across replicas: `led` (fetched for the others), `joined` (answered by
+   * another replica's fetch) or `alone` (fetched for itself: Redis unusable, or nothing to share).
+   */
+  crossReplicaFlight(role: 'led' | 'joined' | 'alone'): void;
   /** A call waited for room (`bucket`: what it waited for; `priority`: `call-priority.ts`). */
   bucketWait(bucket: string, priority: string): void;
   bucketRefusal(bucket: string, priority: string): void;
@@ -72,6 +77,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     name: 'weft_cache_lookups_total',
     help: 'Upstream response cache lookups (hit, miss, stale = served stale on an upstream failure)',
     labelNames: ['result'],
+    registers: [registry],
+  });
+  const crossReplicaFlights = new Counter({
+    name: 'weft_cross_replica_flights_total',
+    help: 'Cache misses fetched across replicas: led (fetched for the others), joined (answered by another replica), alone',
+    labelNames: ['role'],
     registers: [registry],
   });
   const bucketWaits = new Counter({
@@ -167,6 +178,7 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       upstreamSeconds.observe({ route: label }, seconds);
     },
     cacheLookup: (result) => cacheLookups.inc({ result }),
+    crossReplicaFlight: (role) => crossReplicaFlights.inc({ role }),
     bucketWait: (bucket, priority) => bucketWaits.inc({ bucket, priority }),
     bucketRefusal: (bucket, priority) => bucketRefusals.inc({ bucket, priority }),
     upstreamRateLimited: (priority) => upstream429s.inc({ priority }),

@@ -2,7 +2,9 @@
  * The cache and singleflight layers of the upstream client (their place among the others:
  * `create-upstream-stack.ts`). Per call, the route's declared policy (`cache-policy.ts`) decides:
  * - cacheable read: a fresh entry answers without an upstream call; otherwise one call per key is in
- *   flight at a time (singleflight) and its answer is stored. When that call fails with a 5xx, a 429,
+ *   flight at a time (singleflight) and its answer is stored. With a cross-replica flight (Redis),
+ *   that one call is also the only one among the replicas (`cross-replica-flight.ts`): the others
+ *   read the answer it stored. When that call fails with a 5xx, a 429,
  *   a network error or a timeout, the token bucket is empty or the circuit is open, an entry no older than
  *   `CACHE_STALE_MAX_AGE_SEC` answers instead and the request's facts say so (`extensions.stale`);
  * - write: after it (or after a failure that may have applied it) the tags it makes stale are
@@ -14,6 +16,7 @@ import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
 import type { CacheKeyer } from './cache-key.ts';
 import type { CacheDecision, CachePolicy } from './cache-policy.ts';
+import type { CrossReplicaFlight } from './cross-replica-flight.ts';
 import { wasNotSent } from './http-transport.ts';
 import type { StaleReason } from './request-facts.ts';
 import type { CachedAnswer, CacheLookup, UpstreamCache } from './upstream-cache.ts';
@@ -28,6 +31,10 @@ export interface CachedUpstreamClientOptions {
   readonly policy: CachePolicy;
   readonly keyOf: CacheKeyer;
   readonly singleflight: Singleflight;
+  /** One fetch per cache miss across the replicas sharing Redis (absent: per process only). */
+  readonly acrossReplicas?: CrossReplicaFlight | undefined;
+  /** The configured per-operation deadline (`UPSTREAM_DEADLINE_MS`): bounds a wait for a peer. */
+  readonly deadlineMs?: number;
   /** Oldest entry served when the upstream fails (ms). */
   readonly staleMaxAgeMs: number;
   readonly logger: FastifyBaseLogger;
@@ -101,6 +108,10 @@ function abortable<T>(shared: Promise<T>, signal: AbortSignal | undefined): Prom
 interface Fetched<T> {
   readonly response: UpstreamResponse<T>;
   readonly stored: CachedAnswer | undefined;
+  /** Whether the store succeeded (other replicas can read it). */
+  readonly persisted?: boolean;
+  /** Whether another replica's call answered (read from the shared cache). */
+  readonly fromPeer?: boolean;
 }
 
 export function createCachedUpstreamClient(
@@ -147,10 +158,45 @@ export function createCachedUpstreamClient(
         await cache.store(key, answer, ttlSec * 1000 + options.staleMaxAgeMs);
       } catch (error) {
         warnStore(error, 'store');
+        return { response, stored: answer, persisted: false };
       }
-      return { response, stored: answer };
+      return { response, stored: answer, persisted: true };
     }
     return { response, stored: undefined };
+  }
+
+  /**
+   * The one fetch of this process for a missed key: across the replicas too when a cross-replica
+   * flight is configured, and the versions were read (a loser checks the peer's entry with them);
+   * a `fresh` call wants an answer newer than any in flight, so it fetches for itself.
+   */
+  async function fetchOnce<T>(
+    call: RoutedCall,
+    decision: Extract<CacheDecision, { type: 'cache' }>,
+    key: string,
+    lookup: CacheLookup | undefined,
+  ): Promise<Fetched<T>> {
+    const { acrossReplicas } = options;
+    if (!acrossReplicas || !lookup || call.fresh) {
+      return fetchAndStore<T>(call, decision, key, lookup);
+    }
+    const { value } = await acrossReplicas.run<Fetched<T>>({
+      credentialId: call.credential.id,
+      key,
+      deadlineMs: call.deadlineMs ?? options.deadlineMs ?? 10_000,
+      fetch: async (deadlineMs) => {
+        const own = { ...call, deadlineMs };
+        const fetched = await fetchAndStore<T>(own, decision, key, lookup);
+        return { value: fetched, stored: fetched.persisted === true };
+      },
+      reread: async () => {
+        const again = await cache.lookup(key, decision.tags);
+        const entry = again.entry;
+        if (!entry || now() >= entry.freshUntil) return undefined;
+        return { response: answerOf<T>(entry), stored: entry, fromPeer: true };
+      },
+    });
+    return value;
   }
 
   async function cached<T>(
@@ -174,14 +220,14 @@ export function createCachedUpstreamClient(
     options.onLookup?.('miss');
     let led = false;
     try {
-      const { response, stored } = await abortable(
+      const { response, stored, fromPeer } = await abortable(
         singleflight.run(key, () => {
           led = true;
-          return fetchAndStore<T>(call, decision, key, lookup);
+          return fetchOnce<T>(call, decision, key, lookup);
         }),
         call.signal,
       );
-      if (!led) call.ledgerEntry?.servedBy('coalesced');
+      if (!led || fromPeer) call.ledgerEntry?.servedBy('coalesced');
       // Every caller that joined the shared call records it (for the whole-response cache).
       if (stored) call.scope?.facts?.recordCacheUse(stored.tags, stored.freshUntil);
       else call.scope?.facts?.markUnreplayable();

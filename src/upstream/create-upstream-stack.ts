@@ -6,7 +6,8 @@
  *
  * The token bucket wraps the transport so that every attempt, retries included, is paid for; the
  * cache and singleflight wrap the client so that a hit costs no attempt at all. With `REDIS_URL`, the
- * cache and the buckets live in Redis (shared by all replicas), with the local fallbacks described in
+ * cache and the buckets live in Redis (shared by all replicas), a miss is fetched once across the
+ * replicas (`cross-replica-flight.ts`), with the local fallbacks described in
  * `fallback-bucket-store.ts`; without it, both live in this process's memory. What each route gets
  * (cache rule, extra limit, circuit, redaction) comes from the routes the domains declare.
  */
@@ -18,6 +19,7 @@ import { createBudgetedTransport } from './budgeted-transport.ts';
 import { createCacheKeyer } from './cache-key.ts';
 import { cacheKinds, createCachePolicy } from './cache-policy.ts';
 import { createCachedUpstreamClient } from './cached-upstream-client.ts';
+import { createCrossReplicaFlight, type CrossReplicaFlight } from './cross-replica-flight.ts';
 import { createFallbackBucketStore } from './fallback-bucket-store.ts';
 import { createTransport } from './http-transport.ts';
 import { createMemoryBucketStore } from './memory-bucket-store.ts';
@@ -107,6 +109,7 @@ export async function createUpstreamStack(
   }
 
   let cache: UpstreamCache | undefined;
+  let acrossReplicas: CrossReplicaFlight | undefined;
   if (config.UPSTREAM_CACHE === 'on') {
     const longestTtlMs = Math.max(...cacheKinds(routes).map((row) => row.ttlSec), 0) * 1000;
     const longestOverrideMs = Math.max(...config.CACHE_TTL_OVERRIDES.values(), 0) * 1000;
@@ -118,6 +121,15 @@ export async function createUpstreamStack(
       tagTtlMs:
         Math.max(longestTtlMs, longestOverrideMs) + config.CACHE_STALE_MAX_AGE_SEC * 1000 + 60_000,
     });
+    // The shared cache is what the other replicas read a coalesced answer from.
+    if (redis && config.UPSTREAM_CROSS_REPLICA_COALESCING === 'on') {
+      acrossReplicas = createCrossReplicaFlight({
+        redis,
+        prefix: config.REDIS_KEY_PREFIX,
+        leaseMs: config.UPSTREAM_COALESCING_LEASE_MS,
+        onFlight: (role) => metrics?.crossReplicaFlight(role),
+      });
+    }
   }
 
   /** Every upstream call passes these, in this order: outermost first. */
@@ -138,6 +150,8 @@ export async function createUpstreamStack(
                   config.CREDENTIAL_HMAC_SECRET ?? randomBytes(32).toString('hex'),
                 ),
                 singleflight: createSingleflight(),
+                acrossReplicas,
+                deadlineMs: config.UPSTREAM_DEADLINE_MS,
                 staleMaxAgeMs: config.CACHE_STALE_MAX_AGE_SEC * 1000,
                 logger: log,
                 onLookup: (result) => metrics?.cacheLookup(result),
@@ -220,6 +234,7 @@ export async function createUpstreamStack(
     budget: limiter,
     async close() {
       await client.close();
+      await acrossReplicas?.close();
       await redis?.close();
     },
   };

@@ -13,6 +13,7 @@ import { createCacheKeyer } from '../../src/upstream/cache-key.ts';
 import { createCachePolicy } from '../../src/upstream/cache-policy.ts';
 import { upstreamRoutes } from '../../src/graph/upstream-routes.ts';
 import { createCachedUpstreamClient } from '../../src/upstream/cached-upstream-client.ts';
+import { createCrossReplicaFlight } from '../../src/upstream/cross-replica-flight.ts';
 import { createRouteLookup } from '../../src/upstream/route-lookup.ts';
 import { createCredentialFactory } from '../../src/upstream/credential.ts';
 import { createFallbackBucketStore } from '../../src/upstream/fallback-bucket-store.ts';
@@ -146,6 +147,50 @@ export async function limiterRedisUs(url: string, prefix: string): Promise<numbe
     });
     return await limiterUs(store, 3_000);
   } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * What one fetch across replicas adds to a miss (Redis), in µs: on the replica that fetches (the
+ * lease `SET`, and the marker and publish after the answer, which share the connection with the
+ * next miss's `SET`), and on one that asks just after it finished (the `SET` that finds the marker;
+ * its cache read, the same as a hit's, is not counted). An upstream call that answers at once
+ * stands for the fetch, so only the Redis part is measured.
+ */
+export async function crossReplicaMissUs(
+  url: string,
+  prefix: string,
+): Promise<{ leader: number; lateJoiner: number }> {
+  const connection = createRedisConnection({
+    url,
+    connectTimeoutMs: 1_000,
+    commandTimeoutMs: 1_000,
+    logger: silent,
+  });
+  const flight = createCrossReplicaFlight({ redis: connection, prefix, leaseMs: 60_000 });
+  try {
+    if (!(await connection.usable())) return { leader: NaN, lateJoiner: NaN };
+    const listening = performance.now() + 5_000;
+    while (!flight.listening && performance.now() < listening) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const fetch = async () => ({ value: 1, stored: true });
+    const reread = async () => 1;
+    const run = (key: string) =>
+      flight.run({ credentialId: 'bench', key, deadlineMs: 10_000, fetch, reread });
+    const calls = 2_000;
+    const alone = await perCallUs(fetch, calls);
+    let leaderKeys = 0;
+    const leader = await perCallUs(() => run(`bench:k:${(leaderKeys += 1)}`), calls);
+    let joinerKeys = 0;
+    const lateJoiner = await perCallUs(() => run(`bench:k:${(joinerKeys += 1)}`), calls);
+    return { leader: leader - alone, lateJoiner };
+  } finally {
+    for await (const keys of connection.client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 500 })) {
+      if (keys.length > 0) await connection.client.del(keys);
+    }
+    await flight.close();
     await connection.close();
   }
 }

@@ -33,6 +33,7 @@ import {
   cacheWeightVsHeap,
   limiterMemoryUs,
   limiterRedisUs,
+  crossReplicaMissUs,
 } from './layer-microbench.ts';
 
 const num = (name: string, fallback: number): number => {
@@ -477,6 +478,9 @@ async function main(): Promise<void> {
     const weight = cacheWeightVsHeap(pageText);
     const limiterMemUs = await limiterMemoryUs();
     const limiterRedis = withRedis ? await limiterRedisUs(REDIS_URL, `${redisPrefix}-micro`) : NaN;
+    const flight = withRedis
+      ? await crossReplicaMissUs(REDIS_URL, `${redisPrefix}-flight`)
+      : { leader: NaN, lateJoiner: NaN };
     const refused = await refusals(weft.url, weft.child.pid);
 
     // --- print ---------------------------------------------------------------------------------
@@ -541,6 +545,13 @@ async function main(): Promise<void> {
         (withRedis
           ? `, Redis ${fixed(limiterRedis)} µs (two Lua EVALSHAs per call: the take, and the answer that ends its place in the send window)`
           : ''),
+      ...(withRedis
+        ? [
+            `   one fetch across replicas, per cache miss (Redis; a hit pays nothing): ${fixed(flight.leader)} µs on the replica that fetches ` +
+              `(the lease SET before its call; the marker SET and PUBLISH after it, not waited for), ` +
+              `${fixed(flight.lateJoiner)} µs on one that asks just after (the SET that finds the marker, before its cache read)`,
+          ]
+        : []),
       '',
       `d. Gateway CPU per request (user + system, all threads, /proc/<pid>/stat): cache hit ` +
         `${fixed(hit.cpuPerRequest, 3)} ms, cache miss ${fixed(missLoad.cpuPerRequest, 3)} ms, ` +

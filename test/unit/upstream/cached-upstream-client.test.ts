@@ -19,7 +19,12 @@ import { createUpstreamCache } from '../../../src/upstream/upstream-cache.ts';
 import { createSingleflight } from '../../../src/upstream/singleflight.ts';
 import type { UpstreamCall, UpstreamResponse } from '../../../src/upstream/upstream-call.ts';
 import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
-import { until } from '../../support/clock.ts';
+import type {
+  CrossReplicaFlight,
+  FlightRequest,
+  FlightResult,
+} from '../../../src/upstream/cross-replica-flight.ts';
+import { deferred, until } from '../../support/clock.ts';
 
 const credentialFor = createCredentialFactory('unit-test-secret-0123456789');
 const alice = credentialFor('alice-token');
@@ -315,5 +320,108 @@ describe('cached upstream client', () => {
     await expect(aborted).rejects.toThrow('unsubscribed');
     release();
     await expect(other).resolves.toMatchObject({ data: { appId: 'a1' } });
+  });
+});
+
+describe('cached upstream client across replicas', () => {
+  /**
+   * A flight shared by the replicas in this process, standing in for Redis: the first replica to
+   * miss a key leads; the others wait for its outcome, then read what it stored.
+   */
+  function sharedFlight() {
+    const leading = new Map<string, Promise<boolean>>();
+    const runs: string[] = [];
+    const flight: CrossReplicaFlight = {
+      async run<T>(request: FlightRequest<T>): Promise<FlightResult<T>> {
+        runs.push(request.key);
+        const leader = leading.get(request.key);
+        if (leader) {
+          if (await leader) {
+            const value = await request.reread();
+            if (value !== undefined) return { value, fromPeer: true };
+          }
+          return { value: (await request.fetch(request.deadlineMs)).value, fromPeer: false };
+        }
+        const fetched = request.fetch(request.deadlineMs);
+        const stored = fetched.then(
+          (result) => result.stored,
+          () => false,
+        );
+        leading.set(request.key, stored);
+        void stored.then(() => leading.delete(request.key));
+        return { value: (await fetched).value, fromPeer: false };
+      },
+      listening: true,
+      waiting: 0,
+      close: async () => undefined,
+    };
+    return { flight, runs };
+  }
+
+  function replicas(count: number, release: Promise<void>) {
+    const cache = createUpstreamCache({
+      store: { type: 'memory', maxBytes: 1 << 20 },
+      tagTtlMs: 3_600_000,
+    });
+    const { flight, runs } = sharedFlight();
+    const calls: UpstreamCall[] = [];
+    const routes = upstreamRoutes();
+    const clients = Array.from({ length: count }, () =>
+      createRouteLookup(
+        createCachedUpstreamClient({
+          inner: {
+            async request<T>(call: UpstreamCall): Promise<UpstreamResponse<T>> {
+              calls.push(call);
+              await release;
+              const data = { appId: call.params?.appId, call: calls.length } as T;
+              return { status: 200, data, headers: {}, rateLimit: undefined };
+            },
+            probe: async () => true,
+            close: async () => undefined,
+          },
+          cache,
+          policy: createCachePolicy(routes),
+          keyOf: createCacheKeyer('unit-test-secret-0123456789'),
+          singleflight: createSingleflight(),
+          acrossReplicas: flight,
+          deadlineMs: 10_000,
+          staleMaxAgeMs: 60_000,
+          logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+        }),
+        routes,
+      ),
+    );
+    return { clients, calls, runs, cache };
+  }
+
+  it("answers a replica's miss from the entry another replica's call stored", async () => {
+    const release = deferred();
+    const { clients, calls } = replicas(3, release.promise);
+    const reads = clients.map((client) => client.request(readApp()));
+    await until(() => calls.length === 1, 'the leading call');
+    release.resolve();
+    const answers = await Promise.all(reads);
+    expect(calls).toHaveLength(1);
+    expect(answers.map((a) => a.data)).toEqual([1, 2, 3].map(() => ({ appId: 'a1', call: 1 })));
+  });
+
+  it("fetches for itself when a write made the leader's answer invalid before it was stored", async () => {
+    const release = deferred();
+    const { clients, calls, cache } = replicas(2, release.promise);
+    const [a, b] = clients as [UpstreamClient, UpstreamClient];
+    const first = a.request(readApp());
+    await until(() => calls.length === 1, 'the leading call');
+    const second = b.request(readApp());
+    await cache.invalidate(['app:a1']); // a write lands while the leader's call is in flight
+    release.resolve();
+    await Promise.all([first, second]);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('lets a polling caller (fresh) fetch for itself, outside the flight', async () => {
+    const { clients, calls, runs } = replicas(1, Promise.resolve());
+    await clients[0]!.request({ ...readApp(), fresh: true });
+    expect(calls).toHaveLength(1);
+    expect(runs).toHaveLength(0);
   });
 });
