@@ -360,6 +360,12 @@ const ConfigSchema = z.object({
     .describe(
       'A subscription whose resource never reaches a terminal state stops polling after this long.',
     ),
+  SUBSCRIPTION_SHARED_POLLING: z
+    .enum(['replicas', 'process'])
+    .default('replicas')
+    .describe(
+      'With REDIS_URL, `replicas`: subscriptions to one resource (same credential) share one poll loop across every replica on that Redis — one replica holds a lease and polls, the others relay its states (docs/hosting.md "Subscriptions across replicas"). `process`: one poll loop per replica. Without Redis, one per process either way.',
+    ),
   // Knobs of the embedded simulator (used only with UPSTREAM=embedded).
   SIM_LATENCY_MS: int(0, 60_000)
     .default(0)
