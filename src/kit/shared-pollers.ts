@@ -421,8 +421,17 @@ class Poller<T> {
       }
       sharing.up();
       if (held) {
-        // Nobody was watching: whatever is kept is an ended watch's, not this one's.
         this.#role = 'holder';
+        // Nobody was watching. A terminal state kept from a watch that just ended is final (the
+        // resource cannot leave it): it is the answer, without a poll. Anything else kept is an
+        // ended watch's last word, not this one's.
+        const kept = await sharing.relay.latest(sharing.address);
+        const message = kept === undefined ? undefined : decodeRelayMessage(kept);
+        if (this.#stopped) return;
+        if (message?.type === 'state' && message.final) {
+          this.#relay(message, true);
+          return;
+        }
         sharing.relay.forget(sharing.address).catch((error: unknown) => sharing.down(error));
         this.#startPolling(0);
       } else {

@@ -35,8 +35,15 @@ const prefix = testPrefix('pollers');
 const LEASE_MS = 300;
 const options = { minIntervalMs: 10, maxIntervalMs: 40, maxLifetimeMs: 20_000 };
 
-/** A resource whose state the test sets, read by every replica's polls (counted). */
+let resources = 0;
+
+/**
+ * A resource whose state the test sets, read by every replica's polls (counted). Each its own
+ * deployment: a terminal state kept from one watch is the answer to the next watch of the same.
+ */
 function resource(initial: string) {
+  resources += 1;
+  const deployment = `dep-${resources}`;
   let state: string | Error = initial;
   let polls = 0;
   return {
@@ -44,7 +51,7 @@ function resource(initial: string) {
       state = next;
     },
     polls: () => polls,
-    spec(key = 'cred-1\u0000deployment\u0000app-1\u0000dep-1'): WatchSpec<string> {
+    spec(key = `cred-1\u0000deployment\u0000app-1\u0000${deployment}`): WatchSpec<string> {
       return {
         key,
         credentialId: key.split('\u0000')[0]!,
@@ -135,6 +142,18 @@ describe.skipIf(!testRedisAvailable)('shared pollers across replicas on one Redi
     await first.done;
     expect((await late.next()).value).toMatchObject({ kind: 'state', state: 'succeeded' });
     expect((await late.next()).done).toBe(true);
+  });
+
+  it('answers a watch of a resource that just ended elsewhere with its terminal state, without a poll', async () => {
+    const deploy = resource('succeeded');
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const first = consume(a.watch(deploy.spec()));
+    await first.done;
+    expect(deploy.polls()).toBe(1);
+    const after = consume(b.watch(deploy.spec()));
+    await after.done;
+    expect(after.states()).toEqual(['succeeded']);
+    expect(deploy.polls()).toBe(1);
   });
 
   it("relays the holder's poll ledger, marked relayed, with each new state", async () => {
@@ -243,7 +262,7 @@ describe.skipIf(!testRedisAvailable)('shared pollers across replicas on one Redi
   it('keeps only hash-tagged keys of the credential id, and ids out of key names', async () => {
     const deploy = resource('pending');
     const a = await replica();
-    const watching = consume(a.watch(deploy.spec('cred-7\u0000deployment\u0000app-9\u0000dep-3')));
+    const watching = consume(a.watch(deploy.spec('cred-7\u0000deployment\u0000app-9\u0000dep-x')));
     await until(() => watching.seen.length === 1, 'the first state');
     const admin = await connectTestRedis();
     try {
@@ -252,7 +271,7 @@ describe.skipIf(!testRedisAvailable)('shared pollers across replicas on one Redi
         expect.stringMatching(new RegExp(`^${prefix}:watch:\\{cred-7\\}:[0-9a-f]{32}:latest$`)),
         expect.stringMatching(new RegExp(`^${prefix}:watch:\\{cred-7\\}:[0-9a-f]{32}:lease$`)),
       ]);
-      expect(keys.join(' ')).not.toMatch(/app-9|dep-3/);
+      expect(keys.join(' ')).not.toMatch(/app-9|dep-x/);
     } finally {
       await admin.close();
     }
