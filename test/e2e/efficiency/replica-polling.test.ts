@@ -2,7 +2,7 @@
  * Subscriptions to one deployment on three gateway processes sharing one Redis and one simulator
  * (issue 36 part 4). Counted at the simulator: ten subscribers on each of three replicas cost the
  * polls of one replica with SUBSCRIPTION_SHARED_POLLING=replicas (the default), and one poll loop
- * per replica with `process`. When the replica holding the watch's lease stops (SIGTERM) or dies
+ * per replica with `process` — to the end of a deployment, and in a window while it stays pending. When the replica holding the watch's lease stops (SIGTERM) or dies
  * (SIGKILL) mid-watch, another takes the loop over and its subscribers still get the terminal state.
  *
  * The simulator's clock stands still, so a deployment moves only with the status reads: read n shows
@@ -136,6 +136,33 @@ async function watchEverywhere(on: GatewayProcess[], deployer: GatewayProcess) {
   return { streams, reads: await deploymentReads() };
 }
 
+/** A window of wall time in which a pinned deployment's polls are counted. */
+const PENDING_WINDOW_MS = 2_000;
+
+/**
+ * Ten subscribers on each replica given to a deployment kept pending: the polls of a window of
+ * time (the window is the measured quantity, not a wait for something), then it is let go to the end.
+ */
+async function pendingWindow(on: GatewayProcess[], deployer: GatewayProcess): Promise<number> {
+  const deploymentId = await deploy(deployer);
+  pinned.add(deploymentId);
+  const watches = on.map((replica) => subscribe(replica, deploymentId, SUBSCRIBERS_PER_REPLICA));
+  try {
+    await until(
+      () => watches.every((watch) => watch.firsts() === SUBSCRIBERS_PER_REPLICA),
+      'a first state for every subscriber',
+    );
+    const from = listReads.length;
+    await new Promise((resolve) => setTimeout(resolve, PENDING_WINDOW_MS));
+    return listReads.length - from;
+  } finally {
+    pinned.delete(deploymentId);
+    for (const streams of await Promise.all(watches.map((watch) => watch.all))) {
+      for (const stream of streams) expect(statusesOf(stream).at(-1)).toBe('SUCCEEDED');
+    }
+  }
+}
+
 describe.skipIf(!testRedisAvailable)('one poll loop per watched deployment across replicas', () => {
   const frozen = Date.now();
   beforeAll(async () => {
@@ -171,6 +198,16 @@ describe.skipIf(!testRedisAvailable)('one poll loop per watched deployment acros
       expect(alone.reads).toBe(3);
       expect(shared.reads).toBe(alone.reads);
       expect((await sim.stats()).total).toBe(shared.reads); // nothing else was called
+    });
+
+    it('polls a deployment that stays pending as one replica does, not once per replica', async () => {
+      const [a, b, c] = replicas() as [GatewayProcess, GatewayProcess, GatewayProcess];
+      const alone = await pendingWindow([a], a);
+      const shared = await pendingWindow([a, b, c], b);
+      figures[`pending ${PENDING_WINDOW_MS} ms: one replica × 10`] = alone;
+      figures[`pending ${PENDING_WINDOW_MS} ms: 3 replicas × 10, replicas`] = shared;
+      // One loop either way (backing off 50 → 200 ms): the same count, give or take the timers.
+      expect(shared).toBeLessThanOrEqual(alone + 3);
     });
 
     it('moves the poll loop when the holder stops mid-watch; the others still get the terminal state', async () => {
@@ -255,6 +292,15 @@ describe.skipIf(!testRedisAvailable)('one poll loop per watched deployment acros
       // Three loops: the three reads that take the deployment to its end, and one more read by each
       // loop that had not seen the end yet.
       expect(separate.reads).toBe(5);
+    });
+
+    it('polls a deployment that stays pending once per replica', async () => {
+      const [a, b, c] = replicas() as [GatewayProcess, GatewayProcess, GatewayProcess];
+      const alone = await pendingWindow([a], a);
+      const separate = await pendingWindow([a, b, c], c);
+      figures[`pending ${PENDING_WINDOW_MS} ms: 3 replicas × 10, process`] = separate;
+      // Three loops (about three times the polls; timers on a loaded machine run late).
+      expect(separate).toBeGreaterThanOrEqual(alone * 1.6);
     });
   });
 });
