@@ -259,6 +259,31 @@ describe.skipIf(!testRedisAvailable)('shared pollers across replicas on one Redi
     expect(b.states()).toEqual(['pending', 'succeeded']);
   });
 
+  it('makes a follower that loses Redis mid-watch poll for itself', async () => {
+    const deploy = resource('pending');
+    const cut = await openTestConnection();
+    const holderReplica = await replica();
+    const followerReplica = await replica(cut);
+    const holder = consume(holderReplica.watch(deploy.spec()));
+    await until(() => holder.seen.length === 1, 'the first state');
+    const follower = consume(followerReplica.watch(deploy.spec()));
+    await until(() => follower.seen.length === 1, 'the state so far');
+    // Without Redis the follower hears nothing more: only its own polls can bring the next state.
+    await cut.close();
+    open.splice(
+      open.findIndex((entry) => entry.connection === cut),
+      1,
+    );
+    await holderReplica.closeAll();
+    await holder.done;
+    const atCut = deploy.polls();
+    await until(() => deploy.polls() > atCut, 'a poll by the follower on its own');
+    deploy.set('succeeded');
+    await follower.done;
+    expect(follower.states()).toEqual(['pending', 'succeeded']);
+    await followerReplica.closeAll();
+  });
+
   it('keeps only hash-tagged keys of the credential id, and ids out of key names', async () => {
     const deploy = resource('pending');
     const a = await replica();
