@@ -221,6 +221,7 @@ class Poller<T> {
   #checkTimer: NodeJS.Timeout | undefined;
   #checking = false;
   #listening: Promise<() => Promise<void>> | undefined;
+  #stopListening: (() => Promise<void>) | undefined;
   /** A replica that took the lease over announces its first poll even when nothing changed. */
   #announceNext = false;
   /** Done once the lease is released and the channel left (shutdown waits for it). */
@@ -308,9 +309,11 @@ class Poller<T> {
     } catch (error) {
       sharing.down(error);
     }
-    const listening = this.#listening;
+    // A subscribe still pending (Redis down) is not waited for: it stops itself once it completes.
+    const stop = this.#stopListening;
     this.#listening = undefined;
-    await listening?.then((stop) => stop()).catch(() => undefined);
+    this.#stopListening = undefined;
+    await stop?.().catch(() => undefined);
   }
 
   #startPolling(delayMs: number): void {
@@ -501,28 +504,34 @@ class Poller<T> {
     this.#startPolling(0);
   }
 
-  /** Subscribes to the watch's channel once (bounded: a listen that hangs counts as Redis failing). */
+  /**
+   * Subscribes to the watch's channel once, and waits for it at most a lease: a subscribe that does
+   * not answer (Redis down: it completes when Redis is back) counts as Redis failing, and the next
+   * check waits for the same subscribe again. One that fails is tried afresh at the next check.
+   */
   async #listen(sharing: WatchSharing): Promise<void> {
-    if (this.#listening) return;
-    const listening = sharing.relay.listen(sharing.address, (text) => this.#hear(text));
-    this.#listening = listening;
-    listening.then(
-      (stop) => {
-        if (this.#listening !== listening) void stop().catch(() => undefined);
-      },
-      () => undefined,
-    );
+    if (!this.#listening) {
+      const listening = sharing.relay.listen(sharing.address, (text) => this.#hear(text));
+      this.#listening = listening;
+      listening.then(
+        (stop) => {
+          // Withdrawn while it was being set up: nobody else will stop it.
+          if (this.#listening !== listening) void stop().catch(() => undefined);
+          else this.#stopListening = stop;
+        },
+        () => {
+          if (this.#listening === listening) this.#listening = undefined;
+        },
+      );
+    }
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        listening,
+        this.#listening,
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('Redis did not subscribe')), sharing.leaseMs);
         }),
       ]);
-    } catch (error) {
-      if (this.#listening === listening) this.#listening = undefined;
-      throw error;
     } finally {
       clearTimeout(timer);
     }

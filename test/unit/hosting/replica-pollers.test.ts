@@ -257,6 +257,13 @@ describe.skipIf(!testRedisAvailable)('shared pollers across replicas on one Redi
     deploy.set('succeeded');
     await Promise.all([a.done, b.done]);
     expect(b.states()).toEqual(['pending', 'succeeded']);
+    // Nor does shutdown wait on the subscribe that Redis never answered.
+    const again = consume(cut.watch(resource('pending').spec()));
+    await until(() => again.seen.length === 1, 'a state without Redis');
+    const closing = performance.now();
+    await cut.closeAll();
+    await again.done;
+    expect(performance.now() - closing).toBeLessThan(LEASE_MS);
   });
 
   it('makes a follower that loses Redis mid-watch poll for itself', async () => {
