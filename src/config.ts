@@ -364,7 +364,7 @@ const ConfigSchema = z.object({
     .enum(['replicas', 'process'])
     .default('replicas')
     .describe(
-      'With REDIS_URL, `replicas`: subscriptions to one resource (same credential) share one poll loop across every replica on that Redis — one replica holds a lease and polls, the others relay its states (docs/hosting.md "Subscriptions across replicas"). `process`: one poll loop per replica. Without Redis, one per process either way.',
+      'With REDIS_URL: `replicas` shares one poll loop per watched resource and credential among all replicas (one polls, the others relay; docs/hosting.md "Subscriptions across replicas"), `process` runs one per replica. Without Redis: one per process.',
     ),
   // Knobs of the embedded simulator (used only with UPSTREAM=embedded).
   SIM_LATENCY_MS: int(0, 60_000)
