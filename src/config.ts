@@ -371,6 +371,12 @@ const ConfigSchema = z.object({
     .describe(
       'A subscription whose resource never reaches a terminal state stops polling after this long.',
     ),
+  SUBSCRIPTION_SHARED_POLLING: z
+    .enum(['replicas', 'process'])
+    .default('replicas')
+    .describe(
+      'With REDIS_URL: `replicas` shares one poll loop per watched resource and credential among all replicas (one polls, the others relay; docs/hosting.md "Subscriptions across replicas"), `process` runs one per replica. Without Redis: one per process.',
+    ),
   // Knobs of the embedded simulator (used only with UPSTREAM=embedded).
   SIM_LATENCY_MS: int(0, 60_000)
     .default(0)

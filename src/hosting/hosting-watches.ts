@@ -22,14 +22,16 @@ import type { WatchSpec } from '../kit/shared-pollers.ts';
 import { hostingOf } from './hosting.request.ts';
 
 /** Credential id first: two tokens never share a poller, two subscribers of one token always do. */
-const keyOf = (ctx: GatewayContext, kind: string, ...ids: string[]): string =>
-  [requireCredential(ctx.credential).id, kind, ...ids].join('\u0000');
+const keyOf = (ctx: GatewayContext, kind: string, ...ids: string[]) => {
+  const credentialId = requireCredential(ctx.credential).id;
+  return { key: [credentialId, kind, ...ids].join('\u0000'), credentialId };
+};
 
 export function watchJob(ctx: GatewayContext, jobId: string): WatchSpec<AppJobParent> {
   requireId(jobId, 'jobId');
   const api = hostingOf(ctx).api;
   return {
-    key: keyOf(ctx, 'job', jobId),
+    ...keyOf(ctx, 'job', jobId),
     poll: async (signal) => fromJobRead(await api.job(jobId, signal)),
     isTerminal: (job) => isTerminal('job', job.status),
   };
@@ -44,7 +46,7 @@ export function watchSourceUpload(
   requireId(jobId, 'jobId');
   const api = hostingOf(ctx).api;
   return {
-    key: keyOf(ctx, 'upload', appId, jobId),
+    ...keyOf(ctx, 'upload', appId, jobId),
     poll: async (signal) =>
       fromUploadStatus(appId, jobId, await api.uploadStatus(appId, jobId, signal)),
     isTerminal: (upload) => isTerminal('upload', upload.status),
@@ -60,7 +62,7 @@ export function watchDeployment(
   requireId(deploymentId, 'deploymentId');
   const api = hostingOf(ctx).api;
   return {
-    key: keyOf(ctx, 'deployment', appId, deploymentId),
+    ...keyOf(ctx, 'deployment', appId, deploymentId),
     poll: async (signal) => {
       const list = await api.deployments(appId, WATCH_DEPLOYMENTS_LIMIT, signal, true);
       const item = list.deployments.find((candidate) => candidate.id === deploymentId);

@@ -36,6 +36,7 @@ import { createGatewayContext, type GatewayContext } from '../kit/request-contex
 import { storeIdHeaderOf } from '../stitching/store-routing.ts';
 import { createPollerRegistry } from '../kit/shared-pollers.ts';
 import { registerSubscriptionTransports } from './subscriptions/subscription-transports.ts';
+import { createRedisWatchRelay } from './subscriptions/redis-watch-relay.ts';
 import { registerHealthRoutes } from './health.routes.ts';
 import { createProductionPolicy } from './production-policy.ts';
 import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.ts';
@@ -56,6 +57,14 @@ import { createDrainDeadline, drainSchedule } from './shutdown/drain-deadline.ts
 import { verifyWithOf } from '../graph/write-verification.ts';
 
 const GRAPHQL_PATH = '/graphql';
+
+/**
+ * The lease of a watch's poll loop across replicas: two minimum poll intervals, so that a holder that
+ * dies is replaced within about as long as two polls; never under five Redis command timeouts, so
+ * that one slow renewal does not hand the lease over.
+ */
+const watchLeaseMs = (config: Config): number =>
+  Math.max(2 * config.SUBSCRIPTION_POLL_MIN_MS, 5 * config.REDIS_COMMAND_TIMEOUT_MS);
 
 export interface Gateway {
   readonly app: FastifyInstance;
@@ -102,6 +111,16 @@ export async function createGateway(
     maxIntervalMs: config.SUBSCRIPTION_POLL_MAX_MS,
     maxLifetimeMs: config.SUBSCRIPTION_MAX_LIFETIME_MS,
     logger: logger as FastifyBaseLogger,
+    replicas:
+      upstreamStack.redis && config.SUBSCRIPTION_SHARED_POLLING === 'replicas'
+        ? {
+            relay: createRedisWatchRelay({
+              connection: upstreamStack.redis,
+              prefix: config.REDIS_KEY_PREFIX,
+            }),
+            leaseMs: watchLeaseMs(config),
+          }
+        : undefined,
   });
   const contextDeps = { upstream, budget, pollers };
   /**

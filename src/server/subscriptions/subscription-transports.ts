@@ -18,8 +18,8 @@ export interface SubscriptionTransportOptions extends SubscriptionExecutionOptio
   readonly credentialFor: CredentialFactory;
   readonly logger: FastifyBaseLogger;
   readonly isProduction: boolean;
-  /** Ends every running watch (the poller registry's `closeAll`). */
-  readonly endWatches: () => void;
+  /** Ends every running watch (the poller registry's `closeAll`), releasing their leases. */
+  readonly endWatches: () => Promise<void>;
 }
 
 /** Registers graphql-ws and the shutdown of both; returns SSE for the GraphQL route to serve. */
@@ -34,9 +34,9 @@ export function registerSubscriptionTransports(
   const sse = createGraphQLSse(execution);
   const ws = registerGraphQLWs(app, execution);
   app.addHook('preClose', async () => {
-    options.endWatches();
-    // Let the completions reach the clients before the streams are cut.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Let the completions reach the clients before the streams are cut (the leases' release, on
+    // Redis, takes at least as long).
+    await Promise.all([options.endWatches(), new Promise((resolve) => setImmediate(resolve))]);
     sse.close();
     await ws.close();
   });

@@ -16,6 +16,7 @@ function scripted(answers: (string | Error)[], key = 'cred\u0000job\u00001') {
   let polls = 0;
   const spec: WatchSpec<string> = {
     key,
+    credentialId: 'cred',
     poll: async () => {
       const answer = answers[Math.min(polls, answers.length - 1)]!;
       polls += 1;
