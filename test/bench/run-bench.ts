@@ -27,6 +27,7 @@ import { REDIS_URL, redisAnswers } from '../support/redis.ts';
 import { createSimulator } from '../../src/simulator/simulator.ts';
 import { STORE_A } from '../../src/simulator/accounts.ts';
 import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { measureDefer } from './defer-figure.ts';
 import { HIT_QUERY, SCREENS, createRestClient } from './journey.ts';
 import {
   cacheHitUs,
@@ -482,6 +483,8 @@ async function main(): Promise<void> {
       ? await crossReplicaMissUs(REDIS_URL, `${redisPrefix}-flight`)
       : { leader: NaN, lateJoiner: NaN };
     const refused = await refusals(weft.url, weft.child.pid);
+    // g. @defer, on a simulator and gateway of its own (one slow route).
+    const deferred = await measureDefer(10);
 
     // --- print ---------------------------------------------------------------------------------
     const cpu = cpus();
@@ -581,6 +584,25 @@ async function main(): Promise<void> {
       `   { __typename } p99 ${fixed(refused.idleP99, 1)} ms idle, ${fixed(refused.floodedP99, 1)} ms ` +
         `beside 4 connections of another client flooding new variants of the refused document ` +
         `(${fixed(refused.floodedP99 / Math.max(refused.idleP99, 0.1))}×, target ≤ 2×)`,
+      '',
+      `g. @defer: a dashboard whose deployments (the one slow route, 300 ms) are deferred, 10 cold runs`,
+      '',
+      table(
+        ['ms', 'median', 'min', 'max'],
+        [
+          ['first part after the last fast call answered', ...spread(deferred.firstAfterFast)],
+          [
+            'deferred part after the last slow call answered',
+            ...spread(deferred.deferredAfterSlow),
+          ],
+          [
+            'not deferred: whole answer after the last fast call',
+            ...spread(deferred.wholeAfterFast),
+          ],
+        ],
+      ),
+      '',
+      `   first part ≤ 50 ms after the fast calls: ${Math.max(...deferred.firstAfterFast) <= 50 ? 'yes' : 'NO'} (max)`,
       '',
       `errors during load: ${[bareLoad, hit, floor, hitRedis, missLoad, missRedis, ...pair.flat()].reduce((n, l) => n + (l?.errors ?? 0), 0)}; ` +
         `bench took ${fixed((Date.now() - started) / 1000, 0)} s. Reproduce: npm run bench`,

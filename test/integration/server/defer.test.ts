@@ -78,7 +78,7 @@ beforeEach(async () => {
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 describe('a dashboard whose slow part is deferred', () => {
-  it('gets its first part within 50 ms of the fast calls, the deferred part when the slow call answers', async () => {
+  it('gets its first part before the slow calls answer, the deferred part once they have', async () => {
     const started = performance.now();
     // Each timed test has a credential of its own: its reads are not in the upstream cache yet.
     const answer = await postForParts(`${stack.url}/graphql`, { query: DEFERRED_DASHBOARD }, PARTS);
@@ -107,8 +107,8 @@ describe('a dashboard whose slow part is deferred', () => {
       expect(app).not.toHaveProperty('deployments');
     }
     expect(first.body.hasNext).toBe(true);
+    // How soon after the fast calls: a timing, measured by `npm run bench` (g.), not asserted here.
     const lastFast = Math.max(...seen.fast.map((fast) => fast.at));
-    expect(first.at - lastFast).toBeLessThan(50);
 
     expect(last.body.hasNext).toBe(false);
     expect(last.body.incremental).toEqual(
@@ -124,7 +124,6 @@ describe('a dashboard whose slow part is deferred', () => {
       ...answers.filter((answer) => isSlow(answer.url)).map((answer) => answer.at),
     );
     expect(last.at).toBeGreaterThan(lastSlowAnswer);
-    expect(last.at - lastSlowAnswer).toBeLessThan(50);
     console.info(
       `[defer figures] deferred: first part ${round(first.at - started)} ms after the request, ` +
         `${round(first.at - lastFast)} ms after the last fast call answered; deferred part ` +
