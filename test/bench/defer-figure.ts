@@ -8,7 +8,7 @@
  */
 import { createSimulator } from '../../src/simulator/simulator.ts';
 import { freePort, startGatewayProcess } from '../support/gateway-process.ts';
-import { postForParts } from '../support/multipart-parts.ts';
+import { postForParts, type ArrivedPart } from '../support/multipart-parts.ts';
 
 const SLOW_MS = 300;
 const FAST = 'appId name status urls { publish } runtimeStatus { __typename }';
@@ -67,12 +67,12 @@ export async function measureDefer(runs: number): Promise<DeferFigures> {
       const deferred = await postForParts(`${gateway.url}/graphql`, { query: DEFERRED }, HEADERS);
       const parts = await deferred.parts;
       if (parts.length !== 2) throw new Error(`@defer answered ${parts.length} parts, not 2`);
-      const [first, last] = parts as [{ at: number }, { at: number }];
+      const [first, last] = parts as [ArrivedPart, ArrivedPart];
       const fastDone = lastOf(false);
       const slowDone = lastOf(true);
       answers = [];
       const whole = await postForParts(`${gateway.url}/graphql`, { query: WHOLE }, HEADERS);
-      const [answer] = (await whole.parts) as [{ at: number }];
+      const [answer] = (await whole.parts) as [ArrivedPart];
       if (run < 0) continue;
       figures.firstAfterFast.push(first.at - fastDone);
       figures.deferredAfterSlow.push(last.at - slowDone);
