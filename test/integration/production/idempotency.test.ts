@@ -10,7 +10,7 @@ import { createLogger } from '../../../src/server/logger.ts';
 import { deferred } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { createCsr } from '../../support/csr.ts';
-import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.ts';
+import { drainKeys, REDIS_ENV, testPrefix, testRedisAvailable } from '../../support/redis.ts';
 
 const ORDER = `mutation Order($input: OrderCertificateInput!) {
   orderCertificate(input: $input) { certificateId userErrors { code message path } } }`;
@@ -137,7 +137,7 @@ describe('idempotency in memory', () => {
 describe.skipIf(!testRedisAvailable)('idempotency in Redis, shared by two replicas', () => {
   const prefix = testPrefix('idem');
   const env = {
-    REDIS_URL,
+    ...REDIS_ENV,
     REDIS_KEY_PREFIX: prefix,
     CREDENTIAL_HMAC_SECRET: 'shared-secret-of-both-replicas',
   };

@@ -12,7 +12,7 @@ import { createGateway, type Gateway } from '../../../src/server/create-gateway.
 import { createLogger } from '../../../src/server/logger.ts';
 import { until } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
-import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.ts';
+import { drainKeys, REDIS_ENV, testPrefix, testRedisAvailable } from '../../support/redis.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -90,7 +90,7 @@ describe('automatic persisted queries (in memory)', () => {
 describe.skipIf(!testRedisAvailable)('automatic persisted queries in Redis', () => {
   const prefix = testPrefix('apq');
   const env = {
-    REDIS_URL,
+    ...REDIS_ENV,
     REDIS_KEY_PREFIX: prefix,
     CREDENTIAL_HMAC_SECRET: 'apq-replicas-secret-0123',
   };

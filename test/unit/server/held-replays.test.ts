@@ -88,7 +88,7 @@ describe.skipIf(!testRedisAvailable)('held replays in Redis', () => {
     await two.hold('cred-e', 'short', 1_000);
     expect(await one.hold('cred-e', 'third', 1_000)).toEqual(['long']);
     const [key] = await keysUnder(redis.admin(), `${prefix}:shared`);
-    expect(key).toBe(`${prefix}:shared:replays:cred-e`);
+    expect(key).toBe(`${prefix}:shared:replays:{cred-e}`);
     expect(await redis.admin().pTTL(key!)).toBeGreaterThan(9 * MINUTE);
   });
 });
