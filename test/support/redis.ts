@@ -171,6 +171,11 @@ export async function redisTimeSec(client: TestRedis): Promise<number> {
   return Number(seconds);
 }
 
+/** Forgets every loaded script on the node, or on every master of the cluster (NOSCRIPT next). */
+export async function flushScripts(client: TestRedis): Promise<void> {
+  for (const node of await nodesOf(client)) await node.scriptFlush();
+}
+
 /** How many connections named `name` are open, on the node or on every node of the cluster. */
 export async function connectionsNamed(client: TestRedis, name: string): Promise<number> {
   let count = 0;

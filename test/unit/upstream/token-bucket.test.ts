@@ -28,6 +28,7 @@ import {
 import { manualClock, until, type ManualClock } from '../../support/clock.ts';
 import {
   REDIS_MODE,
+  flushScripts,
   keysUnder,
   openTestConnection,
   redisTimeSec,
@@ -640,6 +641,23 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
     } finally {
       await close();
     }
+  });
+
+  it('loads its scripts again on a node that lost them (SCRIPT FLUSH on every node)', async () => {
+    const store = createRedisBucketStore({
+      client: redis.connection().client,
+      cluster,
+      budget: { capacity: 5, windowMs: 60_000 },
+      prefix,
+    });
+    const id = fresh();
+    const first = await store.take(id, CLASS);
+    expect(first.allowed).toBe(true);
+    await flushScripts(redis.admin());
+    // The answer, then the next take: each runs where no script is loaded any more.
+    await store.correct(id, CLASS, { ticket: first.ticket, remaining: 4 });
+    const second = await store.take(id, CLASS);
+    expect(second).toMatchObject({ allowed: true, budget: { remaining: 3 } });
   });
 
   it('keeps no token, only the HMAC id, in its keys', async () => {
