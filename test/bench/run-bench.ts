@@ -7,7 +7,10 @@
  *   c. cache hit vs miss, limiter on vs off, as ratios;
  *   d. the gateway's CPU milliseconds per request;
  *   e. start-up: `npm start` (embedded simulator) to its first GraphQL answer, beside a bare
- *      Fastify process started the same way, measured first, while the machine is otherwise idle.
+ *      Fastify process started the same way, measured first, while the machine is otherwise idle;
+ *   f. what each refusal costs;
+ *   g. the Redis round trips a request adds, on one Redis and on a Redis Cluster (own servers:
+ *      `redis-round-trips.ts`), measured last.
  *
  * The simulator runs in this process with `SIM_LATENCY_MS` (default 20 ms) per upstream request;
  * every gateway and the bare route run as their own processes, so their CPU is measured alone
@@ -28,6 +31,7 @@ import { createSimulator } from '../../src/simulator/simulator.ts';
 import { STORE_A } from '../../src/simulator/accounts.ts';
 import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 import { HIT_QUERY, SCREENS, createRestClient } from './journey.ts';
+import { measureRedisRoundTrips, type RoundTripRow } from './redis-round-trips.ts';
 import {
   cacheHitUs,
   cacheWeightVsHeap,
@@ -478,6 +482,10 @@ async function main(): Promise<void> {
     const limiterMemUs = await limiterMemoryUs();
     const limiterRedis = withRedis ? await limiterRedisUs(REDIS_URL, `${redisPrefix}-micro`) : NaN;
     const refused = await refusals(weft.url, weft.child.pid);
+    const roundTrips = await measureRedisRoundTrips(gateway);
+    const trips = (row: RoundTripRow | undefined) => (row ? fixed(row.total, 2) : '–');
+    const breakdown = (row: RoundTripRow | undefined) =>
+      row ? row.byCommand.map(([name, calls]) => `${name} ${fixed(calls, 2)}`).join(', ') : '–';
 
     // --- print ---------------------------------------------------------------------------------
     const cpu = cpus();
@@ -570,6 +578,32 @@ async function main(): Promise<void> {
       `   { __typename } p99 ${fixed(refused.idleP99, 1)} ms idle, ${fixed(refused.floodedP99, 1)} ms ` +
         `beside 4 connections of another client flooding new variants of the refused document ` +
         `(${fixed(refused.floodedP99 / Math.max(refused.idleP99, 0.1))}×, target ≤ 2×)`,
+      '',
+      `g. Redis commands per request (INFO commandstats deltas over 100 sequential requests, 40 for hosting,`,
+      `   summed over the masters; each command is a round trip, a request sends some in parallel)`,
+      '',
+      table(
+        ['request', 'one Redis', 'Redis Cluster'],
+        [
+          ['cache hit', trips(roundTrips.single?.hit), trips(roundTrips.cluster?.hit)],
+          [
+            'UPSTREAM_CACHE=off: one call (certificates)',
+            trips(roundTrips.single?.miss),
+            trips(roundTrips.cluster?.miss),
+          ],
+          [
+            'UPSTREAM_CACHE=off: one call (hosting, shared class)',
+            trips(roundTrips.single?.sharedClass),
+            trips(roundTrips.cluster?.sharedClass),
+          ],
+        ],
+      ),
+      '',
+      `   one Redis: hit ${breakdown(roundTrips.single?.hit)}; call ${breakdown(roundTrips.single?.miss)}; shared class ${breakdown(roundTrips.single?.sharedClass)}`,
+      `   cluster: hit ${breakdown(roundTrips.cluster?.hit)}; call ${breakdown(roundTrips.cluster?.miss)}; shared class ${breakdown(roundTrips.cluster?.sharedClass)}`,
+      `   (on a cluster a call of a shared route class runs the credential's script and the class's,`,
+      `   two slots: docs/redis.md)`,
+      ...(roundTrips.note ? [`   not measured: ${roundTrips.note}`] : []),
       '',
       `errors during load: ${[bareLoad, hit, floor, hitRedis, missLoad, missRedis, ...pair.flat()].reduce((n, l) => n + (l?.errors ?? 0), 0)}; ` +
         `bench took ${fixed((Date.now() - started) / 1000, 0)} s. Reproduce: npm run bench`,
