@@ -33,6 +33,12 @@ export const REDIS_CLUSTER_NODES =
 export const REDIS_MODE: 'single' | 'cluster' =
   process.env.WEFT_TEST_REDIS === 'cluster' ? 'cluster' : 'single';
 
+/**
+ * True when the `cluster` project reruns a file: its tests without Redis already ran in the file's
+ * own project, so they skip here (`describe.skipIf(rerunOnCluster)`).
+ */
+export const rerunOnCluster = REDIS_MODE === 'cluster';
+
 /** The gateway's Redis variable in this mode, for the env of a gateway a test starts. */
 export const REDIS_ENV: { REDIS_URL: string } | { REDIS_CLUSTER_NODES: string } =
   REDIS_MODE === 'cluster' ? { REDIS_CLUSTER_NODES } : { REDIS_URL };
