@@ -142,7 +142,8 @@ export function createRedisClusterConnection(
       if (!startupDone) await firstReady;
       return cluster.isOpen;
     },
-    keyvStore: (storeOptions) => new KeyvRedis(cluster as unknown as RedisConnectionClusterType, storeOptions),
+    keyvStore: (storeOptions) =>
+      new KeyvRedis(cluster as unknown as RedisConnectionClusterType, storeOptions),
     async publish(channel, message) {
       await cluster.publish(channel, message);
     },
