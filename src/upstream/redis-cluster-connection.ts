@@ -19,6 +19,7 @@
  * Only a gateway with REDIS_CLUSTER_NODES loads this module (see `redis-connection.ts`).
  */
 import KeyvRedis, { type RedisConnectionClusterType } from '@keyv/redis';
+import type { KeyvStoreAdapter } from 'keyv';
 import { createCluster } from 'redis';
 import {
   reconnectDelayMs,
@@ -58,6 +59,40 @@ type ClusterClient = ReturnType<typeof createClusterClient>;
 type Rediscoverable = {
   _slots: { rediscover(startWith: { options: unknown }): Promise<void> };
 };
+
+/** The store methods that reach Redis. */
+const STORE_COMMANDS = new Set([
+  'get',
+  'getMany',
+  'set',
+  'setMany',
+  'delete',
+  'deleteMany',
+  'has',
+  'hasMany',
+  'clear',
+]);
+
+/**
+ * The keyv store, failing at once while the cluster has not been discovered yet. @keyv/redis
+ * (5.1) connects a client that is not open by itself, and on failure destroys it and adds its
+ * listeners again, once per command: the connection's own retry loop connects it instead.
+ */
+function openOnly(
+  cluster: { readonly isOpen: boolean },
+  store: KeyvStoreAdapter,
+): KeyvStoreAdapter {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function' || !STORE_COMMANDS.has(String(property))) return value;
+      return (...args: unknown[]) => {
+        if (!cluster.isOpen) return Promise.reject(new Error('Redis Cluster not connected'));
+        return (value as (...args: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
 
 export function createRedisClusterConnection(
   options: RedisClusterConnectionOptions,
@@ -143,7 +178,10 @@ export function createRedisClusterConnection(
       return cluster.isOpen;
     },
     keyvStore: (storeOptions) =>
-      new KeyvRedis(cluster as unknown as RedisConnectionClusterType, storeOptions),
+      openOnly(
+        cluster,
+        new KeyvRedis(cluster as unknown as RedisConnectionClusterType, storeOptions),
+      ),
     async publish(channel, message) {
       await cluster.publish(channel, message);
     },
