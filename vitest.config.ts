@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The Redis-mode files that run a second time on a Redis Cluster (the `cluster` project): the
- * token-bucket scripts, the cache with tag versions, held replays, idempotency and APQ across
+ * token-bucket scripts, the cache with tag versions, held replays, publish/subscribe, idempotency and APQ across
  * replicas, what lands in Redis, two replica processes. The rest of the Redis files test policies
  * (send window, priorities, upstream death) that the bucket store's own tests already cover on
  * both; rerunning them would double their minutes for no new path.
@@ -11,6 +11,7 @@ const CLUSTER_FILES = [
   'test/unit/upstream/token-bucket.test.ts',
   'test/unit/upstream/upstream-cache.test.ts',
   'test/unit/server/held-replays.test.ts',
+  'test/unit/upstream/redis-pub-sub.test.ts',
   'test/integration/production/idempotency.test.ts',
   'test/integration/production/persisted-operations.test.ts',
   'test/integration/efficiency/redis-mode.test.ts',

@@ -171,6 +171,7 @@ export function createRedisClusterConnection(
   void connect(0);
 
   // Subscriptions live on the cluster client's own pub/sub connection (node-redis opens it).
+  let unsubscribing: Promise<void> = Promise.resolve();
   return {
     client: cluster as unknown as RedisClient,
     async usable() {
@@ -189,8 +190,15 @@ export function createRedisClusterConnection(
       // One function for both calls (node-redis types UNSUBSCRIBE's listener as string or Buffer).
       const heard = (message: string | Buffer) => listener(String(message));
       await cluster.subscribe(channel, heard, false);
-      return async () => {
-        if (cluster.isOpen) await cluster.unsubscribe(channel, heard, false);
+      return () => {
+        // node-redis destroys its pub/sub connection when the last listener goes, and two
+        // unsubscribes at once both try: one at a time, here.
+        unsubscribing = unsubscribing
+          .catch(() => undefined) // the caller of the failed one was told
+          .then(async () => {
+            if (cluster.isOpen) await cluster.unsubscribe(channel, heard, false);
+          });
+        return unsubscribing;
       };
     },
     async close() {
