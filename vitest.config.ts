@@ -61,7 +61,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'cluster',
-          include: CLUSTER_FILES,
+          // test/cluster/: what only a cluster has (a slot moving between masters).
+          include: [...CLUSTER_FILES, 'test/cluster/**/*.test.ts'],
           env: { WEFT_TEST_REDIS: 'cluster' },
           globalSetup: ['./test/support/redis-cluster-setup.ts'],
         },
