@@ -4,11 +4,15 @@
  * bucket is killed (SIGKILL). Counted at the simulator: no upstream 429, one upstream write per
  * Idempotency-Key, none lost; every read answered (the budget continues: the documented local share
  * while the slot has no master, then the promoted replica); and, without a restart, both replicas
- * read the shared bucket in Redis again once the cluster has promoted the replica.
+ * read the shared bucket in Redis again once the cluster has promoted the replica. Then the node
+ * carrying a subscription is killed: the subscription moves to a live node.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
+import { createRedisClusterConnection } from '../../../src/upstream/redis-cluster-connection.ts';
 import { until } from '../../support/clock.ts';
 import { createCsr } from '../../support/csr.ts';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
@@ -198,4 +202,45 @@ describe.skipIf(!clusterWanted)('a Redis Cluster master killed under two replica
     // The victim comes back as a replica: the cluster is whole for whatever runs next.
     await startNode(victim, dir);
   }, 120_000);
+
+  it('keeps a subscription when the node carrying it is killed (classic pub/sub moves)', async () => {
+    const open = () =>
+      createRedisClusterConnection({
+        nodes: cluster.nodes.split(','),
+        connectTimeoutMs: 1_000,
+        commandTimeoutMs: 300,
+        logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+      });
+    const [subscriber, publisher] = [open(), open()];
+    onTestFinished(() =>
+      Promise.all([subscriber.close(), publisher.close()]).then(() => undefined),
+    );
+    expect(await subscriber.usable()).toBe(true);
+    expect(await publisher.usable()).toBe(true);
+    const channel = `${PREFIX}:done:{cred-a}`;
+    const heard: string[] = [];
+    await subscriber.subscribe(channel, (message) => heard.push(message));
+    await publisher.publish(channel, 'before');
+    await until(() => heard.includes('before'), 'the message before the kill');
+
+    // The node node-redis chose for the subscription (a master), killed like the first victim.
+    const { address } = (subscriber.client as unknown as { pubSubNode: { address: string } })
+      .pubSubNode;
+    const victim = Number(address.split(':')[1]);
+    const dir = (await nodeSays(victim, 'CONFIG', 'GET', 'dir')).split('\n')[1]!;
+    await killNode(victim, dir);
+    onTestFinished(() => startNode(victim, dir));
+    // Publishing until one is heard again: publishes fail or go unheard while the slot map is old.
+    let sent = 0;
+    await until(
+      async () => {
+        sent += 1;
+        await publisher.publish(channel, `after ${sent}`).catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return heard.some((message) => message.startsWith('after'));
+      },
+      'a message heard after the kill',
+      20_000,
+    );
+  }, 60_000);
 });
