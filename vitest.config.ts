@@ -1,5 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The Redis-mode files that run a second time on a Redis Cluster (the `cluster` project): the
+ * token-bucket scripts, the cache with tag versions, held replays, publish/subscribe, idempotency and APQ across
+ * replicas, what lands in Redis, two replica processes. The rest of the Redis files test policies
+ * (send window, priorities, upstream death) that the bucket store's own tests already cover on
+ * both; rerunning them would double their minutes for no new path.
+ */
+const CLUSTER_FILES = [
+  'test/unit/upstream/token-bucket.test.ts',
+  'test/unit/upstream/upstream-cache.test.ts',
+  'test/unit/server/held-replays.test.ts',
+  'test/unit/upstream/redis-pub-sub.test.ts',
+  'test/integration/production/idempotency.test.ts',
+  'test/integration/production/persisted-operations.test.ts',
+  'test/integration/efficiency/redis-mode.test.ts',
+  'test/e2e/efficiency/two-replicas.test.ts',
+];
+
 export default defineConfig({
   resolve: {
     // One graphql for everything: Vite would hand our sources graphql's ESM build while packages
@@ -37,6 +55,18 @@ export default defineConfig({
       },
       // Real processes (`node src/main.ts`), signals, Chromium: what a deployment runs.
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+      // The files above that use Redis, again on a Redis Cluster (test/support/redis.ts reads
+      // WEFT_TEST_REDIS), which the global set-up starts on ports 7000–7005 when none is up.
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          // test/cluster/: what only a cluster has (a slot moving between masters).
+          include: [...CLUSTER_FILES, 'test/cluster/**/*.test.ts'],
+          env: { WEFT_TEST_REDIS: 'cluster' },
+          globalSetup: ['./test/support/redis-cluster-setup.ts'],
+        },
+      },
     ],
   },
 });

@@ -79,6 +79,22 @@ const ConfigSchema = z.object({
     .describe(
       'Redis for state shared by replicas: cache (and one upstream fetch for a read missed on several replicas at once), token buckets, idempotency records, APQ (docs/efficiency.md "Redis mode"). Unset: all in this process\'s memory.',
     ),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .transform((text) =>
+      text
+        .split(',')
+        .map((node) => node.trim())
+        .filter((node) => node !== ''),
+    )
+    .refine(
+      (nodes) => nodes.length > 0 && nodes.every((node) => /^[^\s:/]+:\d{1,5}$/.test(node)),
+      'must be host:port,host:port,… (the root nodes of the cluster)',
+    )
+    .optional()
+    .describe(
+      'A Redis Cluster instead of one Redis: its root nodes, `host:port,host:port,…` (any nodes of the cluster; list several so that start-up does not depend on one). The same shared state as REDIS_URL, with keys hash-tagged per credential and per route class (docs/redis.md). Mutually exclusive with REDIS_URL.',
+    ),
   UPSTREAM_RATE_LIMIT: int(1)
     .default(600)
     .describe('The upstream budget per credential: requests per window.'),
@@ -123,7 +139,9 @@ const ConfigSchema = z.object({
     ),
   CACHE_MAX_BYTES: int(1024 * 1024)
     .default(32 * 1024 * 1024)
-    .describe('Bound of the in-memory cache (LRU by estimated heap size); unused with REDIS_URL.'),
+    .describe(
+      'Bound of the in-memory cache (LRU by estimated heap size); unused with REDIS_URL or REDIS_CLUSTER_NODES.',
+    ),
   CACHE_STALE_MAX_AGE_SEC: int(0, 86_400)
     .default(600)
     .describe(
@@ -206,7 +224,7 @@ const ConfigSchema = z.object({
     .min(16)
     .optional()
     .describe(
-      'Key for the HMAC that turns a bearer token into a cache/bucket key. Required with REDIS_URL: replicas that share Redis must share it, or they share no budget, cache or idempotency record. Unset without Redis, each process draws a random one (fine for a single process).',
+      'Key for the HMAC that turns a bearer token into a cache/bucket key. Required with REDIS_URL or REDIS_CLUSTER_NODES: replicas that share Redis must share it, or they share no budget, cache or idempotency record. Unset without Redis, each process draws a random one (fine for a single process).',
     ),
   INTROSPECTION: bool
     .default('true')
@@ -480,10 +498,22 @@ function crossFieldProblems(config: ParsedConfig): string[] {
         '(http/protobuf or http/json; set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL for Weft alone)',
     );
   }
-  // Replicas with their own random HMAC keys would share Redis but none of its keys.
-  if (config.REDIS_URL !== undefined && config.CREDENTIAL_HMAC_SECRET === undefined) {
+  if (config.REDIS_URL !== undefined && config.REDIS_CLUSTER_NODES !== undefined) {
     problems.push(
-      'CREDENTIAL_HMAC_SECRET: required with REDIS_URL (at least 16 characters, the same on ' +
+      'REDIS_URL and REDIS_CLUSTER_NODES: both are set; set REDIS_URL for one Redis or ' +
+        'REDIS_CLUSTER_NODES for a Redis Cluster, not both',
+    );
+  }
+  // Replicas with their own random HMAC keys would share Redis but none of its keys.
+  const redisVariable =
+    config.REDIS_URL !== undefined
+      ? 'REDIS_URL'
+      : config.REDIS_CLUSTER_NODES !== undefined
+        ? 'REDIS_CLUSTER_NODES'
+        : undefined;
+  if (redisVariable !== undefined && config.CREDENTIAL_HMAC_SECRET === undefined) {
+    problems.push(
+      `CREDENTIAL_HMAC_SECRET: required with ${redisVariable} (at least 16 characters, the same on ` +
         'every replica) so that replicas share budgets, cache and idempotency records',
     );
   }

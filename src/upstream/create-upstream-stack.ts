@@ -5,9 +5,9 @@
  * its route's declaration (`route-lookup.ts`) for every layer below to read.
  *
  * The token bucket wraps the transport so that every attempt, retries included, is paid for; the
- * cache and singleflight wrap the client so that a hit costs no attempt at all. With `REDIS_URL`, the
- * cache and the buckets live in Redis (shared by all replicas), a miss is fetched once across the
- * replicas (`cross-replica-flight.ts`), with the local fallbacks described in
+ * cache and singleflight wrap the client so that a hit costs no attempt at all. With `REDIS_URL` (or
+ * `REDIS_CLUSTER_NODES`), the cache and the buckets live in Redis (shared by all replicas), a miss is
+ * fetched once across the replicas (`cross-replica-flight.ts`), with the local fallbacks described in
  * `fallback-bucket-store.ts`; without it, both live in this process's memory. What each route gets
  * (cache rule, extra limit, circuit, redaction) comes from the routes the domains declare.
  */
@@ -71,15 +71,23 @@ export async function createUpstreamStack(
   // First: an override naming no declared cache kind stops the start-up before anything connects.
   const cachePolicy = createCachePolicy(routes, config.CACHE_TTL_OVERRIDES);
   const log = logger.child({ component: 'upstream' });
+  const redisOptions = {
+    connectTimeoutMs: config.REDIS_CONNECT_TIMEOUT_MS,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    logger,
+    name: `${config.REDIS_KEY_PREFIX}-gateway`,
+  };
   const redis: RedisConnection | undefined = config.REDIS_URL
     ? (await import('./redis-connection.ts')).createRedisConnection({
         url: config.REDIS_URL,
-        connectTimeoutMs: config.REDIS_CONNECT_TIMEOUT_MS,
-        commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-        logger,
-        name: `${config.REDIS_KEY_PREFIX}-gateway`,
+        ...redisOptions,
       })
-    : undefined;
+    : config.REDIS_CLUSTER_NODES
+      ? (await import('./redis-cluster-connection.ts')).createRedisClusterConnection({
+          nodes: config.REDIS_CLUSTER_NODES,
+          ...redisOptions,
+        })
+      : undefined;
   const budget = {
     capacity: config.UPSTREAM_RATE_LIMIT,
     windowMs: config.UPSTREAM_RATE_WINDOW_SEC * 1000,
@@ -89,6 +97,8 @@ export async function createUpstreamStack(
     ? createFallbackBucketStore({
         primary: createRedisBucketStore({
           client: redis.client,
+          // On a cluster a shared route class's keys are in another slot than the credential's.
+          cluster: config.REDIS_CLUSTER_NODES !== undefined,
           budget,
           prefix: config.REDIS_KEY_PREFIX,
         }),

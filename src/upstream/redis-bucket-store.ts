@@ -4,18 +4,29 @@
  * two of them can never both take the last token. It is the same algorithm as `token-bucket.ts`,
  * `send-window.ts` and `memory-bucket-store.ts` (the unit tests run both against the same cases).
  *
- * Keys (no token, no secret: the credential is its HMAC id):
- * - `<prefix>:bucket:<credentialId>`: hash {tokens, ts, resetAt, cap, freshUntil, window,
+ * Keys (no token, no secret: the credential is its HMAC id). The part in braces is the key's hash
+ * tag: on a Redis Cluster, keys with the same tag live in the same slot, so one script may touch
+ * them together (docs/redis.md):
+ * - `<prefix>:bucket:{<credentialId>}`: hash {tokens, ts, resetAt, cap, freshUntil, window,
  *   lastAnswerAt};
- * - `<prefix>:in-flight:<credentialId>`: sorted set of the credential's calls not answered yet
+ * - `<prefix>:in-flight:{<credentialId>}`: sorted set of the credential's calls not answered yet
  *   (the send window), scored by the end of their lease;
- * - `<prefix>:class:<class>[:<credentialId>]`: sorted set of the calls of the last window;
- * - `<prefix>:class-block:<class>[:<credentialId>]`: set while a route-class 429 lasts;
- * - for a class the gateway shares: `<prefix>:class:<class>:credential:<credentialId>` (each
- *   credential's fair share);
- * - `<prefix>:class-unproven:<class>`: the class's calls in flight for tokens never answered
- *   (a full class holding some asks again soon: their 401s give the room back).
+ * - a class the gateway shares (the upstream's per-IP limits), tagged by the class:
+ *   `<prefix>:class:{<class>}`: sorted set of the calls of the last window;
+ *   `<prefix>:class-block:{<class>}`: set while a route-class 429 lasts;
+ *   `<prefix>:class:{<class>}:credential:<credentialId>`: each credential's fair share;
+ *   `<prefix>:class-unproven:{<class>}`: the class's calls in flight for tokens never answered
+ *   (a full class holding some asks again soon: their 401s give the room back);
+ * - a per-credential class, tagged by the credential: `<prefix>:class:<class>:{<credentialId>}`,
+ *   `<prefix>:class-block:<class>:{<credentialId>}`, `<prefix>:class-unproven:<class>:{<credentialId>}`.
+ *
+ * On one Redis every operation is one script. On a cluster, a call of a shared class touches two
+ * slots (its credential's and its class's), which no script may do: the credential's part runs
+ * first (tokens, send window; the call's ticket), then the class's ({@link ROUTE_CLASS_LUA}); a
+ * class that has no room gives the credential's token back (`refund`). Between the two a token is
+ * held that may be given back: other calls see one token fewer for a round trip, never one more.
  */
+import { createHash } from 'node:crypto';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type { RouteClass } from './upstream-routes.ts';
@@ -40,7 +51,7 @@ import {
 /**
  * KEYS: bucket, class log, class block, fair-share log, class unproven calls, in-flight calls.
  * ARGV: see {@link createRedisBucketStore}; ARGV[18], when not empty, is the time in ms instead of
- * Redis's `TIME`.
+ * Redis's `TIME`. Replies {allowed, tokens, cap, resetSec, waitMs, deniedBy, neverAnswered}.
  */
 export const TOKEN_BUCKET_LUA = `
 local now = tonumber(ARGV[18])
@@ -199,6 +210,9 @@ elseif op == 'correct' then
 elseif op == 'release' then
   redis.call('ZREM', KEYS[6], ticket)
   if classLimit > 0 then redis.call('ZREM', KEYS[5], ticket) end
+elseif op == 'refund' then
+  -- A take whose route class had no room (cluster: checked after): its token and place come back.
+  if redis.call('ZREM', KEYS[6], ticket) == 1 then tokens = math.min(cap, tokens + 1) end
 end
 
 if op ~= 'peek' then
@@ -214,13 +228,105 @@ if resetAt > 0 then
 else
   resetSec = math.ceil((cap - tokens) * windowMs / math.max(1, cap) / 1000)
 end
-return { allowed, math.floor(math.max(0, tokens)), cap, math.max(0, resetSec), math.ceil(waitMs), deniedBy }
+local neverAnswered = 0
+if freshUntil == 0 then neverAnswered = 1 end
+return { allowed, math.floor(math.max(0, tokens)), cap, math.max(0, resetSec), math.ceil(waitMs), deniedBy, neverAnswered }
 `;
+
+/**
+ * The route-class part of an operation, on a cluster where the class's keys are in their own slot
+ * (the same steps as in {@link TOKEN_BUCKET_LUA}). KEYS: class log, class block, fair-share log,
+ * class unproven calls. ARGV: op, limit, window ms, ticket, lease ms, poll ms, fair limit,
+ * neverAnswered ('1': the credential's token has never been answered), unauthenticated ('1'),
+ * block ms (-1: none), time in ms (empty: Redis's `TIME`). Replies {fits, waitMs}.
+ */
+export const ROUTE_CLASS_LUA = `
+local now = tonumber(ARGV[11])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local op = ARGV[1]
+local classLimit = tonumber(ARGV[2])
+local classWindowMs = tonumber(ARGV[3])
+local ticket = ARGV[4]
+local leaseMs = tonumber(ARGV[5])
+local pollMs = tonumber(ARGV[6])
+local fairLimit = tonumber(ARGV[7])
+
+local function classRoom(key, limit)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - classWindowMs)
+  if redis.call('ZCARD', key) >= limit then
+    redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+    if redis.call('ZCARD', KEYS[4]) > 0 then return pollMs end
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    return math.max(1, tonumber(oldest[2]) + classWindowMs - now)
+  end
+  return 0
+end
+
+if op == 'take' then
+  local blocked = tonumber(redis.call('PTTL', KEYS[2]))
+  if blocked > 0 then return { 0, blocked } end
+  local wait = classRoom(KEYS[1], classLimit)
+  if fairLimit > 0 then wait = math.max(wait, classRoom(KEYS[3], fairLimit)) end
+  if wait > 0 then return { 0, math.ceil(wait) } end
+  redis.call('ZADD', KEYS[1], now, ticket)
+  redis.call('PEXPIRE', KEYS[1], classWindowMs)
+  if fairLimit > 0 then
+    redis.call('ZADD', KEYS[3], now, ticket)
+    redis.call('PEXPIRE', KEYS[3], classWindowMs)
+  end
+  if ARGV[8] == '1' then
+    redis.call('ZADD', KEYS[4], now + leaseMs, ticket)
+    redis.call('PEXPIRE', KEYS[4], leaseMs)
+  end
+elseif op == 'correct' then
+  redis.call('ZREM', KEYS[4], ticket)
+  if ARGV[9] == '1' then
+    redis.call('ZREM', KEYS[1], ticket)
+    if fairLimit > 0 then redis.call('ZREM', KEYS[3], ticket) end
+  end
+  local blockMs = tonumber(ARGV[10])
+  if blockMs >= 0 then redis.call('SET', KEYS[2], '1', 'PX', math.max(1, blockMs)) end
+elseif op == 'release' then
+  redis.call('ZREM', KEYS[4], ticket)
+end
+return { 1, 0 }
+`;
+
+const sha1 = (script: string): string => createHash('sha1').update(script).digest('hex');
+const TOKEN_BUCKET_SHA = sha1(TOKEN_BUCKET_LUA);
+const ROUTE_CLASS_SHA = sha1(ROUTE_CLASS_LUA);
+
+/**
+ * Runs a script by its SHA, sending the script itself only when the node answers NOSCRIPT (a node
+ * that restarted, flushed its scripts, or, on a cluster, never ran it): EVAL runs it and keeps it.
+ */
+async function runScript(
+  client: RedisClient,
+  script: string,
+  sha: string,
+  keys: string[],
+  args: string[],
+): Promise<unknown> {
+  try {
+    return await client.evalSha(sha, { keys, arguments: args });
+  } catch (error) {
+    if (!/NOSCRIPT/.test((error as Error).message)) throw error;
+    return client.eval(script, { keys, arguments: args });
+  }
+}
 export interface RedisBucketStoreOptions {
   readonly client: RedisClient;
   readonly budget: CredentialBudget;
   /** Key prefix (`REDIS_KEY_PREFIX`). */
   readonly prefix: string;
+  /**
+   * A Redis Cluster: a call of a route class the gateway shares runs as two scripts, one per slot
+   * (see the top of this file). False on one Redis: always one script.
+   */
+  readonly cluster?: boolean;
   /**
    * The clock of the buckets and class logs; default Redis's own (`TIME`), which every replica
    * shares. A test passes one it moves. Key expiry stays on Redis's clock.
@@ -228,47 +334,57 @@ export interface RedisBucketStoreOptions {
   readonly now?: () => number;
 }
 
-type ScriptReply = [number, number, number, number, number, string];
+type ScriptReply = [number, number, number, number, number, string, number];
 
 export function createRedisBucketStore(options: RedisBucketStoreOptions): BucketStore {
   const { client, budget, prefix } = options;
   const writeReserveShare = budget.writeReserveShare ?? 0;
-  let sha: string | undefined;
 
-  const keysOf = (credentialId: string, routeClass: RouteClass | undefined): string[] => {
-    const bucket = `${prefix}:bucket:${credentialId}`;
-    const inFlight = `${prefix}:in-flight:${credentialId}`;
-    const none = `${prefix}:class:none`;
-    if (!routeClass) {
-      return [
-        bucket,
-        none,
-        `${prefix}:class-block:none`,
-        none,
-        `${prefix}:class-unproven:none`,
-        inFlight,
-      ];
-    }
-    const name = routeClass.perCredential ? `${routeClass.name}:${credentialId}` : routeClass.name;
+  /** The class's four keys: tagged by the class when shared, by the credential otherwise. */
+  const classKeysOf = (credentialId: string, routeClass: RouteClass): string[] => {
+    const tag = routeClass.perCredential ? `{${credentialId}}` : `{${routeClass.name}}`;
+    const name = routeClass.perCredential ? `${routeClass.name}:${tag}` : tag;
+    const fairShare = routeClass.perCredential
+      ? `${prefix}:class:${routeClass.name}:credential:${tag}`
+      : `${prefix}:class:${tag}:credential:${credentialId}`;
     return [
-      bucket,
       `${prefix}:class:${name}`,
       `${prefix}:class-block:${name}`,
-      `${prefix}:class:${routeClass.name}:credential:${credentialId}`,
+      fairShare,
       `${prefix}:class-unproven:${name}`,
-      inFlight,
     ];
   };
 
+  const keysOf = (credentialId: string, routeClass: RouteClass | undefined): string[] => {
+    const tag = `{${credentialId}}`;
+    const bucket = `${prefix}:bucket:${tag}`;
+    const inFlight = `${prefix}:in-flight:${tag}`;
+    if (!routeClass) {
+      // Never touched without a class (its limit is 0); in the credential's slot all the same.
+      const none = `${prefix}:class:none:${tag}`;
+      return [
+        bucket,
+        none,
+        `${prefix}:class-block:none:${tag}`,
+        none,
+        `${prefix}:class-unproven:none:${tag}`,
+        inFlight,
+      ];
+    }
+    return [bucket, ...classKeysOf(credentialId, routeClass), inFlight];
+  };
+
+  const num = (value: number | undefined) => (value === undefined ? '-1' : String(value));
+  const clock = () => (options.now ? String(Math.floor(options.now())) : '');
+
   const run = async (
-    op: 'take' | 'correct' | 'peek' | 'release',
+    op: 'take' | 'correct' | 'peek' | 'release' | 'refund',
     credentialId: string,
     routeClass: RouteClass | undefined,
     correction: BudgetCorrection = {},
     floorShare = 0,
   ): Promise<ScriptReply> => {
     const keys = keysOf(credentialId, routeClass);
-    const num = (value: number | undefined) => (value === undefined ? '-1' : String(value));
     const args = [
       op,
       String(budget.capacity),
@@ -287,19 +403,48 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
       String(routeClass ? fairShareOf(routeClass, routeClass.limit) : 0),
       String(floorShare),
       correction.unauthenticated ? '1' : '0',
-      options.now ? String(Math.floor(options.now())) : '',
+      clock(),
       String(INITIAL_SEND_WINDOW),
       String(WINDOW_IDLE_MS),
     ];
-    if (sha === undefined) sha = await client.scriptLoad(TOKEN_BUCKET_LUA);
-    try {
-      return (await client.evalSha(sha, { keys, arguments: args })) as ScriptReply;
-    } catch (error) {
-      // Redis restarted (or flushed its scripts): EVAL loads it again.
-      if (!/NOSCRIPT/.test((error as Error).message)) throw error;
-      return (await client.eval(TOKEN_BUCKET_LUA, { keys, arguments: args })) as ScriptReply;
-    }
+    return (await runScript(client, TOKEN_BUCKET_LUA, TOKEN_BUCKET_SHA, keys, args)) as ScriptReply;
   };
+
+  /** The class's part on a cluster: {fits (1/0), waitMs}. */
+  const runClass = async (
+    op: 'take' | 'correct' | 'release',
+    credentialId: string,
+    routeClass: RouteClass,
+    ticket: string,
+    flags: { neverAnswered?: boolean; correction?: BudgetCorrection } = {},
+  ): Promise<[number, number]> => {
+    const correction = flags.correction ?? {};
+    const args = [
+      op,
+      String(routeClass.limit),
+      String(routeClass.windowMs),
+      ticket,
+      String(CALL_LEASE_MS),
+      String(WINDOW_POLL_MS),
+      String(fairShareOf(routeClass, routeClass.limit)),
+      flags.neverAnswered ? '1' : '0',
+      correction.unauthenticated ? '1' : '0',
+      correction.blockRouteClass ? num(correction.blockMs) : '-1',
+      clock(),
+    ];
+    const keys = classKeysOf(credentialId, routeClass);
+    return (await runScript(client, ROUTE_CLASS_LUA, ROUTE_CLASS_SHA, keys, args)) as [
+      number,
+      number,
+    ];
+  };
+
+  /** Whether this call's class keys are in another slot than its credential's (cluster only). */
+  const split = (routeClass: RouteClass | undefined): routeClass is RouteClass =>
+    options.cluster === true &&
+    routeClass !== undefined &&
+    routeClass.limit > 0 &&
+    !routeClass.perCredential;
 
   const snapshot = (reply: ScriptReply): BudgetSnapshot => ({
     limit: Number(reply[2]),
@@ -312,23 +457,54 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
     async take(credentialId, routeClass, request = {}): Promise<TakeVerdict> {
       const ticket = request.ticket ?? newTicket();
       const floorShare = reserveShareOf(request.priority ?? 'write', writeReserveShare);
-      const reply = await run('take', credentialId, routeClass, { ticket }, floorShare);
-      const allowed = Number(reply[0]) === 1;
+      let reply: ScriptReply;
+      let classWaitMs = 0;
+      if (split(routeClass)) {
+        reply = await run('take', credentialId, undefined, { ticket }, floorShare);
+        if (Number(reply[0]) === 1) {
+          const neverAnswered = Number(reply[6]) === 1;
+          const [fits, waitMs] = await runClass('take', credentialId, routeClass, ticket, {
+            neverAnswered,
+          });
+          if (Number(fits) !== 1) {
+            classWaitMs = Math.max(1, Number(waitMs));
+            reply = await run('refund', credentialId, undefined, { ticket });
+          }
+        }
+      } else {
+        reply = await run('take', credentialId, routeClass, { ticket }, floorShare);
+      }
+      const allowed = Number(reply[0]) === 1 && classWaitMs === 0;
       return {
         allowed,
-        waitMs: Number(reply[4]),
-        deniedBy: reply[5] === '' ? undefined : (reply[5] as DeniedBy),
+        waitMs: classWaitMs > 0 ? classWaitMs : Number(reply[4]),
+        deniedBy:
+          classWaitMs > 0 ? 'route-class' : reply[5] === '' ? undefined : (reply[5] as DeniedBy),
         budget: snapshot(reply),
         ticket: allowed ? ticket : undefined,
       };
     },
     async correct(credentialId, routeClass, correction) {
+      if (split(routeClass)) {
+        const [reply] = await Promise.all([
+          run('correct', credentialId, undefined, correction),
+          runClass('correct', credentialId, routeClass, correction.ticket ?? '', { correction }),
+        ]);
+        return snapshot(reply);
+      }
       return snapshot(await run('correct', credentialId, routeClass, correction));
     },
     async peek(credentialId) {
       return snapshot(await run('peek', credentialId, undefined));
     },
     async release(credentialId, routeClass, ticket) {
+      if (split(routeClass)) {
+        await Promise.all([
+          run('release', credentialId, undefined, { ticket }),
+          runClass('release', credentialId, routeClass, ticket),
+        ]);
+        return;
+      }
       await run('release', credentialId, routeClass, { ticket });
     },
   };

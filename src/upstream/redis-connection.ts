@@ -5,16 +5,42 @@
  * every caller has a fallback. At start-up the first connection is awaited for at most the connect
  * timeout, so the first requests use Redis when it is there.
  *
- * Only a gateway with REDIS_URL loads this module (create-upstream-stack.ts imports it when asked):
- * the Redis client libraries are slow to load, and every other module refers to Redis by
- * type or through the connection, so a gateway without Redis never loads them.
+ * Only a gateway with REDIS_URL loads this module (create-upstream-stack.ts imports it when asked;
+ * with REDIS_CLUSTER_NODES it loads `redis-cluster-connection.ts`, which gives the same interface
+ * over a cluster): the Redis client libraries are slow to load, and every other module refers to
+ * Redis by type or through the connection, so a gateway without Redis never loads them.
  */
 import KeyvRedis, { type KeyvRedisOptions } from '@keyv/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { KeyvStoreAdapter } from 'keyv';
 import { createClient } from 'redis';
 
-export type RedisClient = ReturnType<typeof createRedisClient>;
+type SingleNodeClient = ReturnType<typeof createRedisClient>;
+
+/**
+ * The commands the gateway sends, each on ONE key (or keys sharing a hash tag: docs/redis.md), the
+ * same on a single node and on a cluster (whose client routes each to the node owning the key's
+ * slot). Nothing keyless (`KEYS`, `SCAN`, `SCRIPT LOAD`, `FLUSH*`): on a cluster those reach one
+ * random node.
+ */
+export type RedisClient = Pick<
+  SingleNodeClient,
+  | 'get'
+  | 'set'
+  | 'del'
+  | 'exists'
+  | 'incr'
+  | 'pExpire'
+  | 'pTTL'
+  | 'eval'
+  | 'evalSha'
+  | 'hGet'
+  | 'hGetAll'
+  | 'zAdd'
+  | 'zRange'
+  | 'zRem'
+  | 'zCard'
+>;
 
 export interface RedisConnection {
   readonly client: RedisClient;
@@ -33,6 +59,7 @@ export interface RedisConnection {
 }
 
 export interface RedisConnectionOptions {
+  /** The node's URL (REDIS_URL). */
   readonly url: string;
   readonly connectTimeoutMs: number;
   readonly commandTimeoutMs: number;
@@ -40,6 +67,10 @@ export interface RedisConnectionOptions {
   /** `CLIENT SETNAME`, so operators can tell the gateway's connections apart. */
   readonly name?: string;
 }
+
+/** The reconnection backoff of every connection: 50 ms doubling, at most 2 s. */
+export const reconnectDelayMs = (retries: number): number =>
+  Math.min(2_000, 50 * 2 ** Math.min(retries, 6));
 
 function createRedisClient(options: RedisConnectionOptions) {
   return createClient({
@@ -49,7 +80,7 @@ function createRedisClient(options: RedisConnectionOptions) {
     commandOptions: { timeout: options.commandTimeoutMs },
     socket: {
       connectTimeout: options.connectTimeoutMs,
-      reconnectStrategy: (retries: number) => Math.min(2_000, 50 * 2 ** Math.min(retries, 6)),
+      reconnectStrategy: reconnectDelayMs,
     },
   });
 }
@@ -97,16 +128,32 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     if (!closed) log.warn({ err: { message: (error as Error).message } }, 'Redis connect failed');
   });
 
-  // Subscribing takes a connection over: one, opened when first asked for.
-  let subscriber: Promise<RedisClient> | undefined;
-  const subscriberClient = (): Promise<RedisClient> => {
-    subscriber ??= (async () => {
+  // Subscribing takes a connection over: one, opened when first asked for. Held as it is made, so
+  // that closing never waits for a connection Redis is not there to accept; one that failed is
+  // dropped, and the next subscriber opens another.
+  let subscriber: SingleNodeClient | undefined;
+  // A connection that never opens would leave its subscribers waiting: closing ends the wait.
+  const closing = Promise.withResolvers<never>();
+  closing.promise.catch(() => undefined);
+  let subscriberReady: Promise<SingleNodeClient> | undefined;
+  const subscriberClient = (): Promise<SingleNodeClient> => {
+    if (!subscriberReady) {
       const duplicate = client.duplicate();
       duplicate.on('error', () => undefined); // the main client's listener logs the transition
-      await duplicate.connect();
-      return duplicate;
-    })();
-    return subscriber;
+      subscriber = duplicate;
+      subscriberReady = Promise.race([duplicate.connect(), closing.promise]).then(
+        () => duplicate,
+        (error: unknown) => {
+          if (subscriber === duplicate) {
+            subscriber = undefined;
+            subscriberReady = undefined;
+          }
+          duplicate.destroy();
+          throw error;
+        },
+      );
+    }
+    return subscriberReady;
   };
 
   return {
@@ -127,11 +174,10 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
       };
     },
     async close() {
+      if (closed) return;
       closed = true;
-      if (subscriber) {
-        const listening = await subscriber.catch(() => undefined);
-        listening?.destroy();
-      }
+      closing.reject(new Error('the Redis connection is closed'));
+      subscriber?.destroy();
       try {
         if (client.isReady) await client.close();
         else client.destroy();

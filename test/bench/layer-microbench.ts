@@ -8,6 +8,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pino from 'pino';
+import { createClient } from 'redis';
 import type { FastifyBaseLogger } from 'fastify';
 import { createCacheKeyer } from '../../src/upstream/cache-key.ts';
 import { createCachePolicy } from '../../src/upstream/cache-policy.ts';
@@ -187,9 +188,13 @@ export async function crossReplicaMissUs(
     const lateJoiner = await perCallUs(() => run(`bench:k:${(joinerKeys += 1)}`), calls);
     return { leader: leader - alone, lateJoiner };
   } finally {
-    for await (const keys of connection.client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 500 })) {
-      if (keys.length > 0) await connection.client.del(keys);
+    const admin = createClient({ url });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    for await (const keys of admin.scanIterator({ MATCH: `${prefix}:*`, COUNT: 500 })) {
+      if (keys.length > 0) await admin.del(keys);
     }
+    await admin.close();
     await flight.close();
     await connection.close();
   }

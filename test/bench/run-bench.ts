@@ -7,7 +7,10 @@
  *   c. cache hit vs miss, limiter on vs off, as ratios;
  *   d. the gateway's CPU milliseconds per request;
  *   e. start-up: `npm start` (embedded simulator) to its first GraphQL answer, beside a bare
- *      Fastify process started the same way, measured first, while the machine is otherwise idle.
+ *      Fastify process started the same way, measured first, while the machine is otherwise idle;
+ *   f. what each refusal costs;
+ *   g. the Redis round trips a request adds, on one Redis and on a Redis Cluster (own servers:
+ *      `redis-round-trips.ts`), measured last.
  *
  * The simulator runs in this process with `SIM_LATENCY_MS` (default 20 ms) per upstream request;
  * every gateway and the bare route run as their own processes, so their CPU is measured alone
@@ -29,6 +32,7 @@ import { STORE_A } from '../../src/simulator/accounts.ts';
 import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 import { measureDefer } from './defer-figure.ts';
 import { HIT_QUERY, SCREENS, createRestClient } from './journey.ts';
+import { measureRedisRoundTrips, type RoundTripRow } from './redis-round-trips.ts';
 import {
   cacheHitUs,
   cacheWeightVsHeap,
@@ -483,8 +487,12 @@ async function main(): Promise<void> {
       ? await crossReplicaMissUs(REDIS_URL, `${redisPrefix}-flight`)
       : { leader: NaN, lateJoiner: NaN };
     const refused = await refusals(weft.url, weft.child.pid);
-    // g. @defer, on a simulator and gateway of its own (one slow route).
+    const roundTrips = await measureRedisRoundTrips(gateway);
+    // h. @defer, on a simulator and gateway of its own (one slow route).
     const deferred = await measureDefer(10);
+    const trips = (row: RoundTripRow | undefined) => (row ? fixed(row.total, 2) : '–');
+    const breakdown = (row: RoundTripRow | undefined) =>
+      row ? row.byCommand.map(([name, calls]) => `${name} ${fixed(calls, 2)}`).join(', ') : '–';
 
     // --- print ---------------------------------------------------------------------------------
     const cpu = cpus();
@@ -585,7 +593,33 @@ async function main(): Promise<void> {
         `beside 4 connections of another client flooding new variants of the refused document ` +
         `(${fixed(refused.floodedP99 / Math.max(refused.idleP99, 0.1))}×, target ≤ 2×)`,
       '',
-      `g. @defer: a dashboard whose deployments (the one slow route, 300 ms) are deferred, 10 cold runs`,
+      `g. Redis commands per request (INFO commandstats deltas over 100 sequential requests, 40 for hosting,`,
+      `   summed over the masters; each command is a round trip, a request sends some in parallel)`,
+      '',
+      table(
+        ['request', 'one Redis', 'Redis Cluster'],
+        [
+          ['cache hit', trips(roundTrips.single?.hit), trips(roundTrips.cluster?.hit)],
+          [
+            'UPSTREAM_CACHE=off: one call (certificates)',
+            trips(roundTrips.single?.miss),
+            trips(roundTrips.cluster?.miss),
+          ],
+          [
+            'UPSTREAM_CACHE=off: one call (hosting, shared class)',
+            trips(roundTrips.single?.sharedClass),
+            trips(roundTrips.cluster?.sharedClass),
+          ],
+        ],
+      ),
+      '',
+      `   one Redis: hit ${breakdown(roundTrips.single?.hit)}; call ${breakdown(roundTrips.single?.miss)}; shared class ${breakdown(roundTrips.single?.sharedClass)}`,
+      `   cluster: hit ${breakdown(roundTrips.cluster?.hit)}; call ${breakdown(roundTrips.cluster?.miss)}; shared class ${breakdown(roundTrips.cluster?.sharedClass)}`,
+      `   (on a cluster a call of a shared route class runs the credential's script and the class's,`,
+      `   two slots: docs/redis.md)`,
+      ...(roundTrips.note ? [`   not measured: ${roundTrips.note}`] : []),
+      '',
+      `h. @defer: a dashboard whose deployments (the one slow route, 300 ms) are deferred, 10 cold runs`,
       '',
       table(
         ['ms', 'median', 'min', 'max'],

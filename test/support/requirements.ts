@@ -1,22 +1,28 @@
 /**
- * What the tests need from the machine (Redis, Chromium) and what happens without it. A missing
+ * What the tests need from the machine (Redis, a Redis Cluster, Chromium) and what happens without it. A missing
  * requirement fails the files that need it, with the one command that provides it; only an explicit
- * `WEFT_TEST_WITHOUT=redis,chromium` skips them instead, and the run's summary then says how many
+ * `WEFT_TEST_WITHOUT=redis,redis-cluster,chromium` skips them instead, and the run's summary then says how many
  * were skipped (`skipped-requirements-reporter.ts`). With CI=true nothing may be skipped.
  */
 
-export type Requirement = 'redis' | 'chromium';
+export type Requirement = 'redis' | 'redis-cluster' | 'chromium';
 
-export const REQUIREMENTS: readonly Requirement[] = ['redis', 'chromium'];
+export const REQUIREMENTS: readonly Requirement[] = ['redis', 'redis-cluster', 'chromium'];
 
 /** The variable that skips the tests of a requirement the machine lacks. */
 export const OPT_OUT_VARIABLE = 'WEFT_TEST_WITHOUT';
 
-const LABEL: Record<Requirement, string> = { redis: 'Redis', chromium: 'Chromium' };
+const LABEL: Record<Requirement, string> = {
+  redis: 'Redis',
+  'redis-cluster': 'Redis Cluster',
+  chromium: 'Chromium',
+};
 
 /** The support module a test file imports when it needs the requirement (the reporter counts by it). */
 export const SUPPORT_MODULE: Record<Requirement, RegExp> = {
   redis: /support\/redis\.ts['"]/,
+  // The cluster project reruns the files of support/redis.ts; the failover test starts its own.
+  'redis-cluster': /support\/redis(-cluster-launcher)?\.ts['"]/,
   chromium: /support\/chromium\.ts['"]/,
 };
 
@@ -24,6 +30,10 @@ const HOW_TO: Record<Requirement, string> = {
   redis:
     'start one: redis-server --daemonize yes --port 6379 --save "" --appendonly no ' +
     '(install it: apt-get install redis-server), or set REDIS_URL',
+  'redis-cluster':
+    'the test set-up starts one from redis-server on ports 7000–7005 (and 7010–7015 for the ' +
+    'failover test): install it (apt-get install redis-server) and free those ports, or set ' +
+    'REDIS_CLUSTER_NODES to a cluster of yours',
   chromium: 'install it: apt-get install chromium (the tests drive /usr/bin/chromium)',
 };
 

@@ -67,6 +67,27 @@ describe('dangerous configurations are refused at start-up, naming the variable'
     ).toBe('redis://127.0.0.1:6379');
   });
 
+  it('reads a Redis Cluster as its root nodes, with the secret, never beside REDIS_URL', () => {
+    const secret = { CREDENTIAL_HMAC_SECRET: 'x'.repeat(16) };
+    expect(
+      loadConfig({ REDIS_CLUSTER_NODES: ' redis-a:7000, 10.0.0.2:7001 ,', ...secret })
+        .REDIS_CLUSTER_NODES,
+    ).toEqual(['redis-a:7000', '10.0.0.2:7001']);
+    expect(refusal({ REDIS_CLUSTER_NODES: 'redis-a:7000' })).toMatch(
+      /CREDENTIAL_HMAC_SECRET: required with REDIS_CLUSTER_NODES/,
+    );
+    expect(
+      refusal({
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        REDIS_CLUSTER_NODES: 'redis-a:7000',
+        ...secret,
+      }),
+    ).toMatch(/REDIS_URL and REDIS_CLUSTER_NODES: both are set/);
+    expect(refusal({ REDIS_CLUSTER_NODES: 'redis://redis-a:7000', ...secret })).toMatch(
+      /REDIS_CLUSTER_NODES: must be host:port/,
+    );
+  });
+
   it('reads TTL overrides by their form only, refusing a malformed one', () => {
     // Which kinds exist is the route declarations' to say (test/unit/graph/upstream-routes.test.ts).
     expect([...loadConfig({ CACHE_TTL_OVERRIDES: 'app=5,aap=3' }).CACHE_TTL_OVERRIDES]).toEqual([

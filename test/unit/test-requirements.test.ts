@@ -19,6 +19,13 @@ describe('what the tests need from the machine', () => {
     );
   });
 
+  it('fails without a Redis Cluster, saying what starts one and how to point at one', () => {
+    expect(() => decide('redis-cluster', false, {})).toThrow(
+      /Redis Cluster is missing.*ports 7000–7005.*REDIS_CLUSTER_NODES.*WEFT_TEST_WITHOUT=redis-cluster npm test/,
+    );
+    expect(decide('redis-cluster', false, { WEFT_TEST_WITHOUT: 'redis-cluster' })).toBe('skip');
+  });
+
   it('fails without Chromium, with the command that installs it', () => {
     expect(() => decide('chromium', false, {})).toThrow(
       /Chromium is missing.*apt-get install chromium.*WEFT_TEST_WITHOUT=chromium npm test/,

@@ -9,7 +9,8 @@
  * move it, so the hit path writes nothing. Kept in Redis when it is there (one sorted set per
  * credential, shared by every replica, updated by one script) and in this process's memory
  * otherwise or while Redis is down. Nothing sensitive is in a key: the credential is its HMAC id and
- * a member is a response-cache key (a hash).
+ * a member is a response-cache key (a hash). The key `<prefix>:replays:{<credentialId>}` carries the
+ * credential's hash tag (docs/redis.md).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -95,7 +96,7 @@ export function createHeldReplays(options: HeldReplaysOptions): HeldReplays {
       either(
         async () =>
           (await redis.client.eval(HOLD_LUA, {
-            keys: [`${options.prefix}:replays:${credentialId}`],
+            keys: [`${options.prefix}:replays:{${credentialId}}`],
             arguments: [key, String(options.max), String(Math.max(1, Math.ceil(lifetimeMs)))],
           })) as string[],
         () => local(credentialId, key, lifetimeMs),

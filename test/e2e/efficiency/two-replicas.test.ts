@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 import {
-  REDIS_URL,
+  REDIS_ENV,
   connectTestRedis,
   deleteUnder,
   testPrefix,
@@ -35,7 +35,7 @@ describe.skipIf(!testRedisAvailable)('two replicas on one Redis', () => {
     sim = await startSimulator({ rateLimit: WINDOW, rateWindowSec: 120, ipLimits: false });
     const env = {
       UPSTREAM_URL: sim.url,
-      REDIS_URL,
+      ...REDIS_ENV,
       REDIS_KEY_PREFIX: prefix,
       CREDENTIAL_HMAC_SECRET: 'two-replicas-secret-0123456789',
       UPSTREAM_RATE_LIMIT: String(WINDOW),

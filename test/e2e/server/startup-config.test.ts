@@ -27,6 +27,14 @@ describe('start-up refuses a dangerous configuration', () => {
     [{ PORT: 'not-a-port' }, 'PORT'],
     [{ NODE_ENV: 'production' }, 'UPSTREAM_URL'],
     [{ REDIS_URL: 'redis://127.0.0.1:6379' }, 'CREDENTIAL_HMAC_SECRET'],
+    [
+      {
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        REDIS_CLUSTER_NODES: '127.0.0.1:7000',
+        CREDENTIAL_HMAC_SECRET: 'x'.repeat(16),
+      },
+      'REDIS_CLUSTER_NODES',
+    ],
     [{ CACHE_TTL_OVERRIDES: 'certificate=60' }, 'CACHE_TTL_OVERRIDES'],
     [{ SUBSCRIPTION_POLL_MIN_MS: '9000' }, 'SUBSCRIPTION_POLL_MIN_MS'],
   ])('%o: exits 1 before listening, naming %s', async (env, variable) => {

@@ -10,7 +10,13 @@ import { createLogger } from '../../../src/server/logger.ts';
 import { deferred } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { createCsr } from '../../support/csr.ts';
-import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.ts';
+import {
+  drainKeys,
+  REDIS_ENV,
+  testPrefix,
+  testRedisAvailable,
+  rerunOnCluster,
+} from '../../support/redis.ts';
 
 const ORDER = `mutation Order($input: OrderCertificateInput!) {
   orderCertificate(input: $input) { certificateId userErrors { code message path } } }`;
@@ -28,7 +34,7 @@ const order = (stack: Stack, key: string | undefined, period = 1, token = 'demo-
     { token, headers: key === undefined ? {} : { 'idempotency-key': key } },
   );
 
-describe('idempotency in memory', () => {
+describe.skipIf(rerunOnCluster)('idempotency in memory', () => {
   let stack: Stack;
   /** Holds the simulator's answer to an arriving request while a test sets it. */
   let hold: ((request: { method: string; url: string }) => unknown) | undefined;
@@ -137,7 +143,7 @@ describe('idempotency in memory', () => {
 describe.skipIf(!testRedisAvailable)('idempotency in Redis, shared by two replicas', () => {
   const prefix = testPrefix('idem');
   const env = {
-    REDIS_URL,
+    ...REDIS_ENV,
     REDIS_KEY_PREFIX: prefix,
     CREDENTIAL_HMAC_SECRET: 'shared-secret-of-both-replicas',
   };

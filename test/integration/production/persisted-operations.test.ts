@@ -12,7 +12,13 @@ import { createGateway, type Gateway } from '../../../src/server/create-gateway.
 import { createLogger } from '../../../src/server/logger.ts';
 import { until } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
-import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.ts';
+import {
+  drainKeys,
+  REDIS_ENV,
+  testPrefix,
+  testRedisAvailable,
+  rerunOnCluster,
+} from '../../support/redis.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -31,7 +37,7 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
   return { status: res.status, body: (await res.json()) as any };
 }
 
-describe('automatic persisted queries (in memory)', () => {
+describe.skipIf(rerunOnCluster)('automatic persisted queries (in memory)', () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack();
@@ -90,7 +96,7 @@ describe('automatic persisted queries (in memory)', () => {
 describe.skipIf(!testRedisAvailable)('automatic persisted queries in Redis', () => {
   const prefix = testPrefix('apq');
   const env = {
-    REDIS_URL,
+    ...REDIS_ENV,
     REDIS_KEY_PREFIX: prefix,
     CREDENTIAL_HMAC_SECRET: 'apq-replicas-secret-0123',
   };
@@ -138,7 +144,7 @@ describe.skipIf(!testRedisAvailable)('automatic persisted queries in Redis', () 
   });
 });
 
-describe('trusted documents', () => {
+describe.skipIf(rerunOnCluster)('trusted documents', () => {
   const trustedQuery = '{ viewer { rateLimit { limit remaining } } }';
   const trustedByManifest =
     'query Certs { certificateCustomer(customerId: "demo-customer") { certificates(first: 1) { totalCount } } }';

@@ -27,11 +27,18 @@ import {
 } from '../../../src/upstream/token-bucket.ts';
 import { manualClock, until, type ManualClock } from '../../support/clock.ts';
 import {
+  REDIS_MODE,
+  flushScripts,
+  keysUnder,
   openTestConnection,
+  redisTimeSec,
   testPrefix,
   testRedisAvailable,
   useTestRedis,
 } from '../../support/redis.ts';
+
+/** On a cluster, the store runs a shared class's part in its own slot. */
+const cluster = REDIS_MODE === 'cluster';
 
 const CLASS: RouteClass = { name: 'test-class', limit: 3, windowMs: 60_000, perCredential: false };
 const PER_CREDENTIAL: RouteClass = { ...CLASS, name: 'per-cred', perCredential: true };
@@ -556,6 +563,7 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
     const scaled = share ? { ...budget, capacity: Math.floor(budget.capacity * share) } : budget;
     return createRedisBucketStore({
       client: redis.connection().client,
+      cluster,
       budget: scaled,
       prefix,
       now,
@@ -565,14 +573,15 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
   it("runs on Redis's clock when the caller gives none", async () => {
     const store = createRedisBucketStore({
       client: redis.connection().client,
+      cluster,
       budget: { capacity: 5, windowMs: 60_000 },
       prefix,
     });
     const id = fresh();
-    const [before] = (await redis.admin().sendCommand(['TIME'])) as [string, string];
+    const before = await redisTimeSec(redis.admin());
     await store.correct(id, undefined, { resetMs: 30_000 });
-    const [after] = (await redis.admin().sendCommand(['TIME'])) as [string, string];
-    const resetAt = Number(await redis.admin().hGet(`${prefix}:bucket:${id}`, 'resetAt'));
+    const after = await redisTimeSec(redis.admin());
+    const resetAt = Number(await redis.admin().hGet(`${prefix}:bucket:{${id}}`, 'resetAt'));
     // Whole seconds of Redis TIME around the call bracket the script's own reading of it.
     expect(resetAt - 30_000).toBeGreaterThanOrEqual(Number(before) * 1000);
     expect(resetAt - 30_000).toBeLessThan((Number(after) + 1) * 1000);
@@ -582,7 +591,7 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
   async function twoReplicas(budget: CredentialBudget) {
     const other = await openTestConnection();
     const replicas = [redis.connection(), other].map((c) =>
-      createRedisBucketStore({ client: c.client, budget, prefix }),
+      createRedisBucketStore({ client: c.client, budget, prefix, cluster }),
     );
     return { replicas, close: () => other.close() };
   }
@@ -634,16 +643,34 @@ describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
     }
   });
 
+  it('loads its scripts again on a node that lost them (SCRIPT FLUSH on every node)', async () => {
+    const store = createRedisBucketStore({
+      client: redis.connection().client,
+      cluster,
+      budget: { capacity: 5, windowMs: 60_000 },
+      prefix,
+    });
+    const id = fresh();
+    const first = await store.take(id, CLASS);
+    expect(first.allowed).toBe(true);
+    await flushScripts(redis.admin());
+    // The answer, then the next take: each runs where no script is loaded any more.
+    await store.correct(id, CLASS, { ticket: first.ticket, remaining: 4 });
+    const second = await store.take(id, CLASS);
+    expect(second).toMatchObject({ allowed: true, budget: { remaining: 3 } });
+  });
+
   it('keeps no token, only the HMAC id, in its keys', async () => {
     const store = createRedisBucketStore({
       client: redis.connection().client,
+      cluster,
       budget: { capacity: 5, windowMs: 60_000 },
       prefix,
     });
     await store.take('0123abcd', CLASS);
-    const keys = await redis.admin().keys(`${prefix}:*`);
-    expect(keys).toContain(`${prefix}:bucket:0123abcd`);
-    expect(keys).toContain(`${prefix}:class:test-class`);
+    const keys = await keysUnder(redis.admin(), prefix);
+    expect(keys).toContain(`${prefix}:bucket:{0123abcd}`);
+    expect(keys).toContain(`${prefix}:class:{test-class}`);
   });
 });
 
