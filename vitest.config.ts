@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The Redis-mode files that run a second time on a Redis Cluster (the `cluster` project): the
- * token-bucket scripts, the cache with tag versions, held replays, publish/subscribe, idempotency and APQ across
+ * token-bucket scripts, the cache with tag versions, held replays, publish/subscribe, one fetch and one
+ * poll loop across replicas, idempotency and APQ across
  * replicas, what lands in Redis, two replica processes. The rest of the Redis files test policies
  * (send window, priorities, upstream death) that the bucket store's own tests already cover on
  * both; rerunning them would double their minutes for no new path.
@@ -12,6 +13,8 @@ const CLUSTER_FILES = [
   'test/unit/upstream/upstream-cache.test.ts',
   'test/unit/server/held-replays.test.ts',
   'test/unit/upstream/redis-pub-sub.test.ts',
+  'test/unit/upstream/cross-replica-flight.test.ts',
+  'test/unit/hosting/replica-pollers.test.ts',
   'test/integration/production/idempotency.test.ts',
   'test/integration/production/persisted-operations.test.ts',
   'test/integration/efficiency/redis-mode.test.ts',
