@@ -11,16 +11,18 @@
  * map again (at most twice a second): once a replica is promoted, its slots are served again
  * without a restart.
  *
- * Publish/subscribe is classic (PUBLISH, SUBSCRIBE), not sharded: node-redis (5.12) moves a classic
- * subscription to a live node when its node is lost, but drops the sharded subscriptions of a lost
- * master (cluster-slots.js destroys that node's pub/sub client and its listeners). The price is that
- * the cluster bus copies every message to every node; Weft's messages are few and small.
+ * Publish/subscribe is classic (PUBLISH, SUBSCRIBE), not sharded: a classic message reaches every
+ * node, so the process listens on one connection to any live node and moves it when that node is
+ * lost (`cluster-subscriber.ts`); node-redis drops the sharded subscriptions of a lost master, and
+ * keeps its own classic ones on a lost node while the slot map names it. The price is that the
+ * cluster bus copies every message to every node; Weft's messages are few and small.
  *
  * Only a gateway with REDIS_CLUSTER_NODES loads this module (see `redis-connection.ts`).
  */
 import KeyvRedis, { type RedisConnectionClusterType } from '@keyv/redis';
 import type { KeyvStoreAdapter } from 'keyv';
 import { createCluster } from 'redis';
+import { createClusterSubscriber } from './cluster-subscriber.ts';
 import {
   reconnectDelayMs,
   type RedisClient,
@@ -170,8 +172,20 @@ export function createRedisClusterConnection(
   };
   void connect(0);
 
-  // Subscriptions live on the cluster client's own pub/sub connection (node-redis opens it).
-  let unsubscribing: Promise<void> = Promise.resolve();
+  // Listening: one connection to any live node (`cluster-subscriber.ts`), the nodes that answer first.
+  const subscriber = createClusterSubscriber({
+    nodes: () => {
+      const known = [...cluster.masters, ...cluster.replicas];
+      const answering = known.filter((node) => node.client?.isReady);
+      return [
+        ...answering,
+        ...known.filter((node) => !answering.includes(node)),
+        ...options.nodes.map(socketOf),
+      ];
+    },
+    connectTimeoutMs: options.connectTimeoutMs,
+    name: options.name,
+  });
   return {
     client: cluster as unknown as RedisClient,
     async usable() {
@@ -186,23 +200,10 @@ export function createRedisClusterConnection(
     async publish(channel, message) {
       await cluster.publish(channel, message);
     },
-    async subscribe(channel, listener) {
-      // One function for both calls (node-redis types UNSUBSCRIBE's listener as string or Buffer).
-      const heard = (message: string | Buffer) => listener(String(message));
-      await cluster.subscribe(channel, heard, false);
-      return () => {
-        // node-redis destroys its pub/sub connection when the last listener goes, and two
-        // unsubscribes at once both try: one at a time, here.
-        unsubscribing = unsubscribing
-          .catch(() => undefined) // the caller of the failed one was told
-          .then(async () => {
-            if (cluster.isOpen) await cluster.unsubscribe(channel, heard, false);
-          });
-        return unsubscribing;
-      };
-    },
+    subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
     async close() {
       closed = true;
+      subscriber.close();
       // A node that is down can keep a graceful close waiting: a second, then the sockets go.
       const giveUp = new Promise((resolve) => setTimeout(resolve, 1_000).unref());
       try {

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { createClient, createCluster } from 'redis';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { createRedisClusterConnection } from '../../src/upstream/redis-cluster-connection.ts';
 import {
   createRedisConnection,
@@ -33,11 +33,16 @@ export const REDIS_CLUSTER_NODES =
 export const REDIS_MODE: 'single' | 'cluster' =
   process.env.WEFT_TEST_REDIS === 'cluster' ? 'cluster' : 'single';
 
-/**
- * True when the `cluster` project reruns a file: its tests without Redis already ran in the file's
- * own project, so they skip here (`describe.skipIf(rerunOnCluster)`).
- */
+/** True when the `cluster` project reruns a file. */
 export const rerunOnCluster = REDIS_MODE === 'cluster';
+
+/**
+ * `describe` for a file's tests that need no Redis: they run in the file's own project, and the
+ * `cluster` project's rerun does not register them (not a skip: they are not that run's to make).
+ */
+export const describeWithoutRedis = (
+  rerunOnCluster ? () => undefined : describe
+) as typeof describe;
 
 /** The gateway's Redis variable in this mode, for the env of a gateway a test starts. */
 export const REDIS_ENV: { REDIS_URL: string } | { REDIS_CLUSTER_NODES: string } =

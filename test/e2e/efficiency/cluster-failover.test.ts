@@ -223,10 +223,16 @@ describe.skipIf(!clusterWanted)('a Redis Cluster master killed under two replica
     await publisher.publish(channel, 'before');
     await until(() => heard.includes('before'), 'the message before the kill');
 
-    // The node node-redis chose for the subscription (a master), killed like the first victim.
-    const { address } = (subscriber.client as unknown as { pubSubNode: { address: string } })
-      .pubSubNode;
-    const victim = Number(address.split(':')[1]);
+    // The node the subscription listens on (PUBSUB NUMSUB counts a node's own subscribers), killed
+    // like the first victim.
+    const ports = cluster.nodes.split(',').map((node) => Number(node.split(':')[1]));
+    const listening: number[] = [];
+    for (const port of ports) {
+      const numsub = await nodeSays(port, 'PUBSUB', 'NUMSUB', channel);
+      if (Number(numsub.split('\n')[1]) > 0) listening.push(port);
+    }
+    expect(listening).toHaveLength(1);
+    const victim = listening[0]!;
     const dir = (await nodeSays(victim, 'CONFIG', 'GET', 'dir')).split('\n')[1]!;
     await killNode(victim, dir);
     onTestFinished(() => startNode(victim, dir));

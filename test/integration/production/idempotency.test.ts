@@ -15,7 +15,7 @@ import {
   REDIS_ENV,
   testPrefix,
   testRedisAvailable,
-  rerunOnCluster,
+  describeWithoutRedis,
 } from '../../support/redis.ts';
 
 const ORDER = `mutation Order($input: OrderCertificateInput!) {
@@ -34,7 +34,7 @@ const order = (stack: Stack, key: string | undefined, period = 1, token = 'demo-
     { token, headers: key === undefined ? {} : { 'idempotency-key': key } },
   );
 
-describe.skipIf(rerunOnCluster)('idempotency in memory', () => {
+describeWithoutRedis('idempotency in memory', () => {
   let stack: Stack;
   /** Holds the simulator's answer to an arriving request while a test sets it. */
   let hold: ((request: { method: string; url: string }) => unknown) | undefined;

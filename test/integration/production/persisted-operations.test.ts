@@ -17,7 +17,7 @@ import {
   REDIS_ENV,
   testPrefix,
   testRedisAvailable,
-  rerunOnCluster,
+  describeWithoutRedis,
 } from '../../support/redis.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -37,7 +37,7 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
   return { status: res.status, body: (await res.json()) as any };
 }
 
-describe.skipIf(rerunOnCluster)('automatic persisted queries (in memory)', () => {
+describeWithoutRedis('automatic persisted queries (in memory)', () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack();
@@ -144,7 +144,7 @@ describe.skipIf(!testRedisAvailable)('automatic persisted queries in Redis', () 
   });
 });
 
-describe.skipIf(rerunOnCluster)('trusted documents', () => {
+describeWithoutRedis('trusted documents', () => {
   const trustedQuery = '{ viewer { rateLimit { limit remaining } } }';
   const trustedByManifest =
     'query Certs { certificateCustomer(customerId: "demo-customer") { certificates(first: 1) { totalCount } } }';

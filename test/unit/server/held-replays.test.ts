@@ -15,7 +15,7 @@ import {
   testPrefix,
   testRedisAvailable,
   useTestRedis,
-  rerunOnCluster,
+  describeWithoutRedis,
 } from '../../support/redis.ts';
 
 const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
@@ -49,13 +49,13 @@ function holdsInStoreOrder(make: (max: number) => HeldReplays) {
   });
 }
 
-describe.skipIf(rerunOnCluster)('held replays in memory', () => {
+describeWithoutRedis('held replays in memory', () => {
   holdsInStoreOrder((max) =>
     createHeldReplays({ max, redis: undefined, prefix: 'unused', logger }),
   );
 });
 
-describe.skipIf(rerunOnCluster)(
+describeWithoutRedis(
   'held replays in memory, for a bound past the room kept for all credentials',
   () => {
     it("still keeps the one credential's whole list", async () => {

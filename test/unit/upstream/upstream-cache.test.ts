@@ -14,7 +14,7 @@ import {
   testPrefix,
   testRedisAvailable,
   useTestRedis,
-  rerunOnCluster,
+  describeWithoutRedis,
 } from '../../support/redis.ts';
 import { until } from '../../support/clock.ts';
 
@@ -95,7 +95,7 @@ cacheCases('memory', () =>
   createUpstreamCache({ store: { type: 'memory', maxBytes: 1024 * 1024 }, tagTtlMs: 600_000 }),
 );
 
-describe.skipIf(rerunOnCluster)('memory upstream cache bounds', () => {
+describeWithoutRedis('memory upstream cache bounds', () => {
   it('stays within its byte budget, dropping the least recently used entries', async () => {
     const cache = createUpstreamCache({
       store: { type: 'memory', maxBytes: 64 * 1024 },
@@ -162,7 +162,7 @@ describe.skipIf(rerunOnCluster)('memory upstream cache bounds', () => {
   });
 });
 
-describe.skipIf(rerunOnCluster)('memory upstream cache generation', () => {
+describeWithoutRedis('memory upstream cache generation', () => {
   it('changes whenever a tag version may have changed, and only then', async () => {
     const cache = createUpstreamCache({
       store: { type: 'memory', maxBytes: 1024 * 1024, maxTags: 2 },
