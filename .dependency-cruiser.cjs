@@ -36,7 +36,7 @@ const upward = LAYERS.slice(1).map((layer, index) => ({
 const ON_DEMAND = [
   {
     name: 'redis',
-    module: 'src/upstream/redis-(cluster-)?connection.ts',
+    module: 'src/upstream/(redis-(cluster-)?connection|cluster-subscriber).ts',
     libraries: '(redis|@redis/[^/]+|@keyv/redis)',
   },
   {
