@@ -66,7 +66,11 @@ export async function measureDefer(runs: number): Promise<DeferFigures> {
       answers = [];
       const deferred = await postForParts(`${gateway.url}/graphql`, { query: DEFERRED }, HEADERS);
       const parts = await deferred.parts;
-      if (parts.length !== 2) throw new Error(`@defer answered ${parts.length} parts, not 2`);
+      if (parts.length !== 2) {
+        throw new Error(
+          `@defer answered ${parts.length} parts, not 2: ${JSON.stringify(parts[0]?.body).slice(0, 300)}`,
+        );
+      }
       const [first, last] = parts as [ArrivedPart, ArrivedPart];
       const fastDone = lastOf(false);
       const slowDone = lastOf(true);

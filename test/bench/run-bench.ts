@@ -488,8 +488,9 @@ async function main(): Promise<void> {
       : { leader: NaN, lateJoiner: NaN };
     const refused = await refusals(weft.url, weft.child.pid);
     const roundTrips = await measureRedisRoundTrips(gateway);
-    // h. @defer, on a simulator and gateway of its own (one slow route).
-    const deferred = await measureDefer(10);
+    // h. @defer, on a simulator and gateway of its own (one slow route). Five runs and a warm-up
+    // of both queries: 84 hosting reads, within one tenant's 96 a minute (docs/efficiency.md).
+    const deferred = await measureDefer(5);
     const trips = (row: RoundTripRow | undefined) => (row ? fixed(row.total, 2) : '–');
     const breakdown = (row: RoundTripRow | undefined) =>
       row ? row.byCommand.map(([name, calls]) => `${name} ${fixed(calls, 2)}`).join(', ') : '–';
@@ -619,7 +620,7 @@ async function main(): Promise<void> {
       `   two slots: docs/redis.md)`,
       ...(roundTrips.note ? [`   not measured: ${roundTrips.note}`] : []),
       '',
-      `h. @defer: a dashboard whose deployments (the one slow route, 300 ms) are deferred, 10 cold runs`,
+      `h. @defer: a dashboard whose deployments (the one slow route, 300 ms) are deferred, 5 cold runs`,
       '',
       table(
         ['ms', 'median', 'min', 'max'],
