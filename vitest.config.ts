@@ -2,11 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The Redis-mode files that run a second time on a Redis Cluster (the `cluster` project): the
- * token-bucket scripts, the cache with tag versions, held replays, publish/subscribe, one fetch and one
- * poll loop across replicas, idempotency and APQ across
- * replicas, what lands in Redis, two replica processes. The rest of the Redis files test policies
- * (send window, priorities, upstream death) that the bucket store's own tests already cover on
- * both; rerunning them would double their minutes for no new path.
+ * token-bucket scripts, the cache with tag versions, held replays, publish/subscribe, one fetch and
+ * one poll loop across replicas, the send window, priorities and unproven tokens on shared buckets,
+ * idempotency and APQ across replicas, what lands in Redis (and no secret), two replica processes.
+ * Left out: the files that kill Redis (upstream death, Redis death; the cluster's own failover test
+ * is test/e2e/efficiency/cluster-failover.test.ts) and the cross-replica fetch's figure (its flight
+ * protocol runs on the cluster in cross-replica-flight.test.ts). Their tests without Redis are not
+ * registered in the rerun (`describeWithoutRedis`, `rerunOnCluster`).
  */
 const CLUSTER_FILES = [
   'test/unit/upstream/token-bucket.test.ts',
@@ -18,6 +20,10 @@ const CLUSTER_FILES = [
   'test/integration/production/idempotency.test.ts',
   'test/integration/production/persisted-operations.test.ts',
   'test/integration/efficiency/redis-mode.test.ts',
+  'test/integration/efficiency/send-window.test.ts',
+  'test/integration/efficiency/priorities.test.ts',
+  'test/integration/efficiency/unproven-tokens.test.ts',
+  'test/integration/production/secret-canaries.test.ts',
   'test/e2e/efficiency/two-replicas.test.ts',
 ];
 

@@ -17,7 +17,8 @@ import type { SimulatorOptions } from '../../../src/simulator/simulator.ts';
 import { startStack, type GqlResult, type Stack } from '../../support/gateway-harness.ts';
 import type { RunningSimulator } from '../../support/simulator-harness.ts';
 import {
-  REDIS_URL,
+  REDIS_ENV,
+  describeWithoutRedis,
   connectTestRedis,
   deleteUnder,
   testPrefix,
@@ -57,7 +58,7 @@ const startRedisPair: Start = async (sim, env) => {
   admin ??= await connectTestRedis();
   const shared = {
     ...env,
-    REDIS_URL,
+    ...REDIS_ENV,
     REDIS_KEY_PREFIX: testPrefix('prio'),
     CREDENTIAL_HMAC_SECRET: 'priorities-secret-0123456789abcdef',
   };
@@ -118,8 +119,8 @@ afterAll(async () => {
   await admin?.close();
 });
 
-function describeStore(name: string, start: Start) {
-  describe(`priorities: ${name}`, () => {
+function describeStore(name: string, start: Start, register: typeof describe = describe) {
+  register(`priorities: ${name}`, () => {
     let r: Replicas | undefined;
     const fresh = async (sim: SimulatorOptions, env: Record<string, string>) => {
       const previous = r;
@@ -337,12 +338,12 @@ function describeStore(name: string, start: Start) {
   });
 }
 
-describeStore('memory store', startMemory);
+describeStore('memory store', startMemory, describeWithoutRedis);
 describe.skipIf(!testRedisAvailable)('on Redis', () => {
   describeStore('Redis, two replicas', startRedisPair);
 });
 
-describe('CORS for priorities', () => {
+describeWithoutRedis('CORS for priorities', () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack();

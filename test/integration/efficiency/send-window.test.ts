@@ -15,7 +15,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { INITIAL_SEND_WINDOW } from '../../../src/upstream/send-window.ts';
 import { startStack, type GqlResult, type Stack } from '../../support/gateway-harness.ts';
 import {
-  REDIS_URL,
+  REDIS_ENV,
+  describeWithoutRedis,
   connectTestRedis,
   deleteUnder,
   testPrefix,
@@ -225,7 +226,7 @@ const ENV = {
 };
 const SIM = { rateLimit: LIMIT, rateWindowSec: WINDOW_SEC };
 
-describe('bounded bursts on the memory store', () => {
+describeWithoutRedis('bounded bursts on the memory store', () => {
   sendWindowCases(async (onArrival) => {
     const gateway = await startStack({ sim: { ...SIM, onArrival }, env: ENV });
     return { sim: gateway.sim, gateways: [gateway] };
@@ -244,7 +245,7 @@ describe.skipIf(!testRedisAvailable)('bounded bursts on Redis, two replicas', ()
     prefixes.push(prefix);
     const env = {
       ...ENV,
-      REDIS_URL,
+      ...REDIS_ENV,
       REDIS_KEY_PREFIX: prefix,
       CREDENTIAL_HMAC_SECRET: 'send-window-test-secret-0123456789',
     };

@@ -7,7 +7,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type GqlResult, type Stack } from '../../support/gateway-harness.ts';
-import { drainKeys, REDIS_URL, testPrefix, testRedisAvailable } from '../../support/redis.ts';
+import {
+  describeWithoutRedis,
+  drainKeys,
+  REDIS_ENV,
+  testPrefix,
+  testRedisAvailable,
+} from '../../support/redis.ts';
 import { collectSse } from '../../support/subscription-clients.ts';
 
 const CANARY_TOKEN = `canaryTok-${randomBytes(12).toString('hex')}`;
@@ -26,7 +32,7 @@ describe.skipIf(!testRedisAvailable)('canaries', () => {
   beforeAll(async () => {
     stack = await startStack({
       env: {
-        REDIS_URL,
+        ...REDIS_ENV,
         REDIS_KEY_PREFIX: prefix,
         CREDENTIAL_HMAC_SECRET: 'canary-test-secret-0123',
       },
@@ -118,7 +124,7 @@ describe.skipIf(!testRedisAvailable)('canaries', () => {
   });
 });
 
-describe('a canary in a wrongly typed variable', () => {
+describeWithoutRedis('a canary in a wrongly typed variable', () => {
   const canary = `canary-value-${randomBytes(12).toString('hex')}`;
   let stack: Stack;
   beforeAll(async () => {
