@@ -48,17 +48,36 @@ import {
   type TakeVerdict,
 } from './token-bucket.ts';
 
+/** Lua: `now` in ms — the caller's time in ARGV[argument] when given, else Redis's `TIME`. */
+const nowFrom = (argument: number): string => `local now = tonumber(ARGV[${argument}])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end`;
+
+/**
+ * Lua: `classRoom(key, limit)`, the wait until a call fits in a route class's sliding-window log (0:
+ * it fits now); while calls for never-answered tokens are in flight (KEYS[unproven]) a full class
+ * is asked again after a poll. Needs the locals `now`, `classWindowMs` and `pollMs`.
+ */
+const classRoomFunction = (unproven: number): string => `local function classRoom(key, limit)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - classWindowMs)
+  if redis.call('ZCARD', key) >= limit then
+    redis.call('ZREMRANGEBYSCORE', KEYS[${unproven}], '-inf', now)
+    if redis.call('ZCARD', KEYS[${unproven}]) > 0 then return pollMs end
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    return math.max(1, tonumber(oldest[2]) + classWindowMs - now)
+  end
+  return 0
+end`;
+
 /**
  * KEYS: bucket, class log, class block, fair-share log, class unproven calls, in-flight calls.
  * ARGV: see {@link createRedisBucketStore}; ARGV[18], when not empty, is the time in ms instead of
  * Redis's `TIME`. Replies {allowed, tokens, cap, resetSec, waitMs, deniedBy, neverAnswered}.
  */
 export const TOKEN_BUCKET_LUA = `
-local now = tonumber(ARGV[18])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+${nowFrom(18)}
 local op = ARGV[1]
 local cfgCap = tonumber(ARGV[2])
 local windowMs = tonumber(ARGV[3])
@@ -99,17 +118,7 @@ local function currentWindow(fresh)
   return math.max(initialWindow, math.floor(window / 2 ^ halvings))
 end
 
--- Wait until a call fits in a sliding-window log of this class (0: it fits now).
-local function classRoom(key, limit)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - classWindowMs)
-  if redis.call('ZCARD', key) >= limit then
-    redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
-    if redis.call('ZCARD', KEYS[5]) > 0 then return pollMs end
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    return math.max(1, tonumber(oldest[2]) + classWindowMs - now)
-  end
-  return 0
-end
+${classRoomFunction(5)}
 
 local allowed = 1
 local waitMs = 0
@@ -241,11 +250,7 @@ return { allowed, math.floor(math.max(0, tokens)), cap, math.max(0, resetSec), m
  * block ms (-1: none), time in ms (empty: Redis's `TIME`). Replies {fits, waitMs}.
  */
 export const ROUTE_CLASS_LUA = `
-local now = tonumber(ARGV[11])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+${nowFrom(11)}
 local op = ARGV[1]
 local classLimit = tonumber(ARGV[2])
 local classWindowMs = tonumber(ARGV[3])
@@ -254,16 +259,7 @@ local leaseMs = tonumber(ARGV[5])
 local pollMs = tonumber(ARGV[6])
 local fairLimit = tonumber(ARGV[7])
 
-local function classRoom(key, limit)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - classWindowMs)
-  if redis.call('ZCARD', key) >= limit then
-    redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
-    if redis.call('ZCARD', KEYS[4]) > 0 then return pollMs end
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    return math.max(1, tonumber(oldest[2]) + classWindowMs - now)
-  end
-  return 0
-end
+${classRoomFunction(4)}
 
 if op == 'take' then
   local blocked = tonumber(redis.call('PTTL', KEYS[2]))
