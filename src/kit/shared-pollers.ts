@@ -411,18 +411,28 @@ class Poller<T> {
 
   // --- Among replicas ---------------------------------------------------------------------------
 
+  /**
+   * Claims (or renews) the lease: whether this poller holds it, or undefined when the poller stopped
+   * meanwhile (a lease it just took is given back).
+   */
+  async #claim(sharing: WatchSharing): Promise<boolean | undefined> {
+    const held = await sharing.relay.claim(sharing.address, sharing.holder, sharing.leaseMs);
+    if (this.#stopped) {
+      if (held) await sharing.relay.release(sharing.address, sharing.holder);
+      return undefined;
+    }
+    sharing.up();
+    return held;
+  }
+
   /** Listens, then claims the lease: the holder polls at once; a follower reads the state kept. */
   async #enter(sharing: WatchSharing): Promise<void> {
     try {
       if (!(await sharing.relay.usable())) throw new Error('Redis is not usable');
       await this.#listen(sharing);
       if (this.#stopped) return;
-      const held = await sharing.relay.claim(sharing.address, sharing.holder, sharing.leaseMs);
-      if (this.#stopped) {
-        if (held) await sharing.relay.release(sharing.address, sharing.holder);
-        return;
-      }
-      sharing.up();
+      const held = await this.#claim(sharing);
+      if (held === undefined) return;
       if (held) {
         this.#role = 'holder';
         // Nobody was watching. A terminal state kept from a watch that just ended is final (the
@@ -462,12 +472,8 @@ class Poller<T> {
       await this.#listen(sharing);
       if (this.#role === 'follower') await this.#readKept(sharing, false);
       if (this.#stopped) return;
-      const held = await sharing.relay.claim(sharing.address, sharing.holder, sharing.leaseMs);
-      if (this.#stopped) {
-        if (held) await sharing.relay.release(sharing.address, sharing.holder);
-        return;
-      }
-      sharing.up();
+      const held = await this.#claim(sharing);
+      if (held === undefined) return;
       if (held && this.#role !== 'holder') {
         this.#role = 'holder';
         this.#announceNext = true;
