@@ -7,6 +7,7 @@
  */
 import {
   coerceInputValue,
+  getVariableValues,
   GraphQLError,
   isInputObjectType,
   isInputType,
@@ -101,4 +102,31 @@ export function variableValueProblems(
     });
   }
   return problems;
+}
+
+const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/**
+ * The variables as execution will see them: each value coerced to its declared type and each
+ * variable left out replaced by its default — what `@skip(if: $v)`, `@include(if: $v)` and
+ * `first: $n` mean when a client relies on `$v: Boolean = false`. graphql-js coerces; a variable
+ * that has neither a value nor a default is left out (a build-time bound of a document without
+ * variables, `npm run cost`, then assumes the documented maximum). Run after
+ * {@link variableValueProblems} passed, so graphql-js never words an error with a client's value.
+ */
+export function coercedVariableValues(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  inputs: Readonly<Record<string, unknown>> | null | undefined,
+): Readonly<Record<string, unknown>> {
+  const definitions = operation.variableDefinitions ?? [];
+  if (definitions.length === 0) return NO_VARIABLES;
+  const given = definitions.filter(
+    (definition) =>
+      definition.defaultValue !== undefined ||
+      (inputs != null && inputs[definition.variable.name.value] !== undefined),
+  );
+  const coerced = getVariableValues(schema, given, inputs ?? {}, { maxErrors: 1 });
+  // Values that do not coerce were refused before; a bound over a bad value is left to the raw one.
+  return coerced.coerced ?? inputs ?? NO_VARIABLES;
 }

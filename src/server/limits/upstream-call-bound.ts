@@ -3,9 +3,9 @@
  * make at most with an empty cache, computed from the document, its variables and the fields'
  * declarations (`kit/call-bounds.ts`) before anything is spent. The walk:
  *
- * - every field selected (fragments expanded, `@skip`/`@include` applied with the variables) is
- *   resolved once per parent object: its declaration's calls count once per parent — or once per
- *   batch of parents, or once per request, as the field's loader does them;
+ * - every field selected (fragments expanded, `@skip`/`@include` applied with the variables and
+ *   their defaults) is resolved once per parent object: its declaration's calls count once per
+ *   parent — or once per batch of parents, or once per request, as the field's loader does them;
  * - a list multiplies the parents below it by its items (the field's declared `items`, or those of
  *   the connection right above it); a list whose items nobody declared, with calls below it, has no
  *   bound (Infinity) — the declarations test keeps that from happening;
@@ -43,6 +43,7 @@ import {
   type FieldArgs,
   type FieldCallBound,
 } from '../../kit/call-bounds.ts';
+import { coercedVariableValues } from '../variable-values.ts';
 
 export interface UpstreamCallBound {
   /** Upstream calls the operation can make at most (Infinity: unbounded). */
@@ -248,7 +249,10 @@ function argumentsOf(
   }
 }
 
-/** The bound of one operation of `document` with these variables. */
+/**
+ * The bound of one operation of `document` with these variables (the request's own: defaults are
+ * applied here, as execution applies them).
+ */
 export function upstreamCallBound(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -273,7 +277,7 @@ export function upstreamCallBound(
     schema,
     declarations,
     fragments,
-    variables,
+    variables: coercedVariableValues(schema, operation, variables),
     byField: new Map(),
     once: new Set(),
     lengths,
