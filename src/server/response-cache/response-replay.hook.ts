@@ -11,6 +11,7 @@ import type { BudgetSnapshot, BudgetTracker } from '../../upstream/budget-tracke
 import { graphqlParamsOf } from '../graphql-params.ts';
 import type { RequestCredential } from '../request-credential.ts';
 import { jsonResponseType } from '../graphql-route/media-types.ts';
+import { ESTIMATE_HEADER } from '../limits/upstream-call-policy.ts';
 import type { GraphqlResponseCache, Replay } from './graphql-response-cache.ts';
 import type { HeldReplays } from './held-replays.ts';
 import type { ResultEncoding } from './result-encoding.ts';
@@ -26,10 +27,10 @@ export const REPLAY_HEADER = 'x-weft-response-cache';
 
 /**
  * What a kept answer depends on besides its URL: the caller (`Authorization`), the negotiated type,
- * the store header and — for the CORS headers — the page's origin. Replaces the `Vary: Origin` the
- * CORS layer set, so it names that too.
+ * the store header, the ledger and the estimate headers and — for the CORS headers — the page's
+ * origin. Replaces the `Vary: Origin` the CORS layer set, so it names that too.
  */
-const REPLAY_VARY = 'origin, authorization, accept, x-store-id, weft-trace';
+const REPLAY_VARY = 'origin, authorization, accept, x-store-id, weft-trace, weft-estimate';
 
 export interface ResponseReplayOptions {
   readonly cache: GraphqlResponseCache;
@@ -92,6 +93,9 @@ export function createReplayHook(options: ResponseReplayOptions) {
     if (!credential || !params) return;
     const { query, persistedHash } = params;
     if (query === undefined && persistedHash === undefined) return;
+    // `Weft-Estimate: 1` asks for the bound, not the data: it is never answered from, nor kept as,
+    // a replay.
+    if (request.headers[ESTIMATE_HEADER] === '1') return;
     const storeHeader = request.headers['x-store-id'];
     request.replayKey = options.cache.keyOf({
       credentialId: credential.id,

@@ -28,11 +28,7 @@ import {
 import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
 import { startColdStack } from '../../support/call-bound.ts';
 import type { Stack } from '../../support/gateway-harness.ts';
-import {
-  generateOperations,
-  seedPools,
-  seededRandom,
-} from '../../support/operation-generator.ts';
+import { generateOperations, seedPools, seededRandom } from '../../support/operation-generator.ts';
 
 const SEED = 4242;
 const COUNT = 150;

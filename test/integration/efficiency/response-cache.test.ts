@@ -52,6 +52,25 @@ describe('whole-response cache', () => {
     expect(otherId.body.data.certificateCustomer.certificate.certificateId).toBe('cert-0009');
   });
 
+  it('answers Weft-Estimate with the bound, never with a replay, and names the header in Vary', async () => {
+    await stack.gql(DETAIL, { id: 'cert-0012' });
+    const replayed = await stack.gql(DETAIL, { id: 'cert-0012' });
+    expect(replayed.headers[REPLAY_HEADER]).toBe('hit');
+    expect(String(replayed.headers['vary'])).toMatch(/weft-estimate/);
+    const calls = await stack.upstreamCalls();
+    const estimated = await stack.gql(
+      DETAIL,
+      { id: 'cert-0012' },
+      { headers: { 'weft-estimate': '1' } },
+    );
+    expect(estimated.headers[REPLAY_HEADER]).toBeUndefined();
+    expect(estimated.body.data).toBeUndefined();
+    expect(estimated.body.extensions.upstream.estimate.calls).toBeGreaterThan(0);
+    expect(await stack.upstreamCalls()).toBe(calls);
+    // And the estimate is not kept as the query's replay.
+    expect((await stack.gql(DETAIL, { id: 'cert-0012' })).body).toEqual(replayed.body);
+  });
+
   it('stops replaying once a write invalidates what the response used', async () => {
     await stack.gql(DETAIL, { id: 'cert-0011' });
     expect((await stack.gql(DETAIL, { id: 'cert-0011' })).headers[REPLAY_HEADER]).toBe('hit');
