@@ -9,7 +9,9 @@
  * 4. `explorer` — reads from the explorer (or a client that asks to be served last with
  *    `Weft-Priority`): stops earliest.
  * A priority is kept out of the last part of the window: {@link reserveShareOf} of it. The stores
- * (memory and the Redis script) apply it on every take, so one view holds across replicas.
+ * (memory and the Redis script) apply it on every take, so one view holds across replicas. The same
+ * rule holds in every route class (the upstream's per-IP limits, and a tenant's fair share of them):
+ * {@link classRoomOf}, so background and explorer reads stop while a screen's reads still find room.
  */
 import type { RoutePolicy } from './cache-policy.ts';
 import { operationTypeOf } from './graphql-operation.ts';
@@ -40,6 +42,22 @@ export function reserveShareOf(priority: CallPriority, writeReserveShare: number
 
 /** Calls of a window of `cap` a priority leaves untouched (the Redis script computes the same). */
 export const reservedCalls = (cap: number, share: number): number => Math.floor(cap * share);
+
+/**
+ * The write reserve of a route class: none. Hosting's per-IP classes keep reads and writes apart
+ * (reads, writes, uploads and deploys each have their own), so a tenth of the read class kept for
+ * writes would be a tenth of every tenant's reads lost; writes keep their reserve in the
+ * credential's window. Background and explorer still stop their 5 and 10 points before the end.
+ */
+export const CLASS_WRITE_RESERVE_SHARE = 0;
+
+/**
+ * The calls of a route class's `limit` (the class's, or one credential's fair share of it) that a
+ * call of this priority may use: the limit less what the priorities before it keep, as in the
+ * credential's window (both stores and both Redis scripts take this number as the class's limit).
+ */
+export const classRoomOf = (limit: number, priority: CallPriority): number =>
+  limit - reservedCalls(limit, reserveShareOf(priority, CLASS_WRITE_RESERVE_SHARE));
 
 /** Whether a call may change something upstream (anything not known to be a read is). */
 function writes(policy: RoutePolicy | undefined, call: RoutedCall): boolean {

@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { entryBound } from './entry-bound.ts';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import type { RouteClass } from './upstream-routes.ts';
+import { classRoomOf, type CallPriority } from './call-priority.ts';
 import { CALL_LEASE_MS, WINDOW_POLL_MS, currentWindow } from './send-window.ts';
 import {
   correctBucket,
@@ -116,34 +117,41 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
     );
 
   /**
-   * Every window a call of this class must find room in, with its limit: the class's, and for a
-   * shared class the credential's fair share of it.
+   * Every window a call of this class must find room in, with the room its priority may use: the
+   * class's, and for a shared class the credential's fair share of it.
    */
   const windowsOf = (
     credentialId: string,
     routeClass: RouteClass,
     at: number,
+    priority: CallPriority,
   ): { log: ClassLog; limit: number }[] => {
     const limit = shareOf(routeClass.limit, share);
-    const windows = [{ log: classLogOf(credentialId, routeClass, at), limit }];
+    const windows = [
+      { log: classLogOf(credentialId, routeClass, at), limit: classRoomOf(limit, priority) },
+    ];
     const fair = fairShareOf(routeClass, limit);
     if (fair > 0) {
       const key = `${routeClass.name}:credential:${credentialId}`;
-      windows.push({ log: logAt(key, routeClass.windowMs, at), limit: fair });
+      windows.push({
+        log: logAt(key, routeClass.windowMs, at),
+        limit: classRoomOf(fair, priority),
+      });
     }
     return windows;
   };
 
   /**
-   * The wait until a call fits in a class log. A full class that holds calls of unproven tokens
-   * still in flight may have room in a moment (a refused token's call is given back): ask again
-   * soon rather than wait out the window.
+   * The wait until a call fits in a class log with room for `limit` calls: until the call that
+   * leaves `limit - 1` after it has left the window. A full class that holds calls of unproven
+   * tokens still in flight may have room in a moment (a refused token's call is given back): ask
+   * again soon rather than wait out the window.
    */
   const waitIn = (log: ClassLog, limit: number, windowMs: number, at: number): number => {
     if (log.blockedUntil > at) return log.blockedUntil - at;
     if (log.calls.length < limit) return 0;
     if (expireLeases(log.unproven, at) < Infinity) return WINDOW_POLL_MS;
-    return Math.max(1, (log.calls[0]?.at ?? at) + windowMs - at);
+    return Math.max(1, (log.calls[log.calls.length - limit]?.at ?? at) + windowMs - at);
   };
 
   const denied = (
@@ -169,7 +177,8 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
       const at = now();
       const { state, inFlight } = credentialAt(credentialId, at);
       const earliestLease = expireLeases(inFlight, at);
-      const windows = routeClass ? windowsOf(credentialId, routeClass, at) : [];
+      const priority = request.priority ?? 'write';
+      const windows = routeClass ? windowsOf(credentialId, routeClass, at, priority) : [];
       const classWait = Math.max(
         0,
         ...windows.map(({ log, limit }) => waitIn(log, limit, routeClass?.windowMs ?? 0, at)),
@@ -177,7 +186,7 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
       if (state.tokens < 1) {
         return denied('credential', credentialWaitMs(state, at, localBudget), state, at);
       }
-      const floor = floorOf(state, localBudget, request.priority ?? 'write');
+      const floor = floorOf(state, localBudget, priority);
       if (state.tokens - floor < 1) {
         return denied('reserve', credentialWaitMs(state, at, localBudget, floor + 1), state, at);
       }
@@ -228,7 +237,7 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
         classLogOf(credentialId, routeClass, at).unproven.delete(ticket);
         if (correction.unauthenticated) {
           // The upstream never counted the call (a refused token): every log gets it back.
-          for (const { log } of windowsOf(credentialId, routeClass, at)) {
+          for (const { log } of windowsOf(credentialId, routeClass, at, 'write')) {
             const index = log.calls.findLastIndex((call) => call.ticket === ticket);
             if (index >= 0) log.calls.splice(index, 1);
           }

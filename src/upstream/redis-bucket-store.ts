@@ -36,7 +36,7 @@ import {
   WINDOW_IDLE_MS,
   WINDOW_POLL_MS,
 } from './send-window.ts';
-import { reserveShareOf, reservedCalls } from './call-priority.ts';
+import { classRoomOf, reserveShareOf, reservedCalls, type CallPriority } from './call-priority.ts';
 import {
   STALE_AFTER_MS,
   fairShareOf,
@@ -57,24 +57,29 @@ end`;
 
 /**
  * Lua: `classRoom(key, limit)`, the wait until a call fits in a route class's sliding-window log (0:
- * it fits now); while calls for never-answered tokens are in flight (KEYS[unproven]) a full class
- * is asked again after a poll. Needs the locals `now`, `classWindowMs` and `pollMs`.
+ * it fits now). `limit` is the room the call's priority may use (`classRoomOf`): a full log waits
+ * for the call that leaves `limit - 1` after it. While calls for never-answered tokens are in flight
+ * (KEYS[unproven]) a full class is asked again after a poll. Needs the locals `now`,
+ * `classWindowMs` and `pollMs`.
  */
 const classRoomFunction = (unproven: number): string => `local function classRoom(key, limit)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - classWindowMs)
-  if redis.call('ZCARD', key) >= limit then
+  local count = redis.call('ZCARD', key)
+  if count >= limit then
     redis.call('ZREMRANGEBYSCORE', KEYS[${unproven}], '-inf', now)
     if redis.call('ZCARD', KEYS[${unproven}]) > 0 then return pollMs end
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    return math.max(1, tonumber(oldest[2]) + classWindowMs - now)
+    local leaving = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
+    return math.max(1, tonumber(leaving[2]) + classWindowMs - now)
   end
   return 0
 end`;
 
 /**
  * KEYS: bucket, class log, class block, fair-share log, class unproven calls, in-flight calls.
- * ARGV: see {@link createRedisBucketStore}; ARGV[18], when not empty, is the time in ms instead of
- * Redis's `TIME`. Replies {allowed, tokens, cap, resetSec, waitMs, deniedBy, neverAnswered}.
+ * ARGV: see {@link createRedisBucketStore} (ARGV[4] and ARGV[15], the class's and the fair share's
+ * limits, are the room of the call's priority; ARGV[16] the share of the window it leaves); ARGV[18],
+ * when not empty, is the time in ms instead of Redis's `TIME`. Replies {allowed, tokens, cap,
+ * resetSec, waitMs, deniedBy, neverAnswered}.
  */
 export const TOKEN_BUCKET_LUA = `
 ${nowFrom(18)}
@@ -245,7 +250,8 @@ return { allowed, math.floor(math.max(0, tokens)), cap, math.max(0, resetSec), m
 /**
  * The route-class part of an operation, on a cluster where the class's keys are in their own slot
  * (the same steps as in {@link TOKEN_BUCKET_LUA}). KEYS: class log, class block, fair-share log,
- * class unproven calls. ARGV: op, limit, window ms, ticket, lease ms, poll ms, fair limit,
+ * class unproven calls. ARGV: op, limit, window ms, ticket, lease ms, poll ms, fair limit (both
+ * limits: the room of the call's priority, `classRoomOf`),
  * neverAnswered ('1': the credential's token has never been answered), unauthenticated ('1'),
  * block ms (-1: none), time in ms (empty: Redis's `TIME`). Replies {fits, waitMs}.
  */
@@ -371,6 +377,18 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
   };
 
   const num = (value: number | undefined) => (value === undefined ? '-1' : String(value));
+  /** A class's limit and its fair share's (0: none), as the room a call of `priority` may use. */
+  const roomsOf = (
+    routeClass: RouteClass | undefined,
+    priority: CallPriority,
+  ): [string, string] => {
+    if (!routeClass) return ['0', '0'];
+    const fair = fairShareOf(routeClass, routeClass.limit);
+    return [
+      String(classRoomOf(routeClass.limit, priority)),
+      String(fair > 0 ? classRoomOf(fair, priority) : 0),
+    ];
+  };
   const clock = () => (options.now ? String(Math.floor(options.now())) : '');
 
   const run = async (
@@ -378,14 +396,15 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
     credentialId: string,
     routeClass: RouteClass | undefined,
     correction: BudgetCorrection = {},
-    floorShare = 0,
+    priority: CallPriority = 'write',
   ): Promise<ScriptReply> => {
     const keys = keysOf(credentialId, routeClass);
+    const [classLimit, fairLimit] = roomsOf(routeClass, priority);
     const args = [
       op,
       String(budget.capacity),
       String(budget.windowMs),
-      String(routeClass?.limit ?? 0),
+      classLimit,
       String(routeClass?.windowMs ?? 0),
       num(correction.limit),
       num(correction.remaining),
@@ -396,8 +415,8 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
       String(STALE_AFTER_MS),
       String(CALL_LEASE_MS),
       String(WINDOW_POLL_MS),
-      String(routeClass ? fairShareOf(routeClass, routeClass.limit) : 0),
-      String(floorShare),
+      fairLimit,
+      String(reserveShareOf(priority, writeReserveShare)),
       correction.unauthenticated ? '1' : '0',
       clock(),
       String(INITIAL_SEND_WINDOW),
@@ -412,17 +431,22 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
     credentialId: string,
     routeClass: RouteClass,
     ticket: string,
-    flags: { neverAnswered?: boolean; correction?: BudgetCorrection } = {},
+    flags: {
+      neverAnswered?: boolean;
+      correction?: BudgetCorrection;
+      priority?: CallPriority;
+    } = {},
   ): Promise<[number, number]> => {
     const correction = flags.correction ?? {};
+    const [classLimit, fairLimit] = roomsOf(routeClass, flags.priority ?? 'write');
     const args = [
       op,
-      String(routeClass.limit),
+      classLimit,
       String(routeClass.windowMs),
       ticket,
       String(CALL_LEASE_MS),
       String(WINDOW_POLL_MS),
-      String(fairShareOf(routeClass, routeClass.limit)),
+      fairLimit,
       flags.neverAnswered ? '1' : '0',
       correction.unauthenticated ? '1' : '0',
       correction.blockRouteClass ? num(correction.blockMs) : '-1',
@@ -452,15 +476,16 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
   return {
     async take(credentialId, routeClass, request = {}): Promise<TakeVerdict> {
       const ticket = request.ticket ?? newTicket();
-      const floorShare = reserveShareOf(request.priority ?? 'write', writeReserveShare);
+      const priority = request.priority ?? 'write';
       let reply: ScriptReply;
       let classWaitMs = 0;
       if (split(routeClass)) {
-        reply = await run('take', credentialId, undefined, { ticket }, floorShare);
+        reply = await run('take', credentialId, undefined, { ticket }, priority);
         if (Number(reply[0]) === 1) {
           const neverAnswered = Number(reply[6]) === 1;
           const [fits, waitMs] = await runClass('take', credentialId, routeClass, ticket, {
             neverAnswered,
+            priority,
           });
           if (Number(fits) !== 1) {
             classWaitMs = Math.max(1, Number(waitMs));
@@ -468,7 +493,7 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
           }
         }
       } else {
-        reply = await run('take', credentialId, routeClass, { ticket }, floorShare);
+        reply = await run('take', credentialId, routeClass, { ticket }, priority);
       }
       const allowed = Number(reply[0]) === 1 && classWaitMs === 0;
       return {

@@ -11,7 +11,8 @@
  * - a 429 empties it until the reset it names — at most one window ({@link CredentialBudget}
  *   `windowMs`): a longer `Retry-After` is honoured for one window, then probed (below);
  * - priorities: a call may not take the part of the window its priority leaves to the ones before
- *   it (`call-priority.ts`: the write reserve and below);
+ *   it (`call-priority.ts`: the write reserve and below), nor that part of its route class and of
+ *   its fair share of a shared class (`classRoomOf`);
  * - the send window (`send-window.ts`): however fresh the view, at most a few calls the upstream has
  *   not answered yet are in flight per credential; answers widen it, a surprise 429 halves it, and
  *   a stale view (never answered, its window over, or no answer for {@link STALE_AFTER_MS}) lets

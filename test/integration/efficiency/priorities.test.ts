@@ -9,6 +9,8 @@
  * - visibility: `viewer.rateLimit`, the `RateLimit-*` headers and /metrics show the reserve, the
  *   refusals and the upstream 429s by priority; CORS lets a page send `Weft-Priority` and read
  *   `RateLimit-Write-Reserve`.
+ * - the per-IP route classes (issue 42, item 7): in a tenant's share of a class the explorer and
+ *   background reads stop first, so the tenant's own screens still read.
  * With a window of 40 and the default reserve (0.1): reads leave 4 calls, polling 6, the explorer 8.
  */
 import { performance } from 'node:perf_hooks';
@@ -35,6 +37,8 @@ const EXPLORER_RESERVE = 8; // ⌊40 × 0.2⌋
 const DETAIL = `query($id: ID!) { certificateCustomer(customerId: "demo-customer") { certificate(certificateId: $id) { certificateId } } }`;
 const VIEWER = '{ viewer { rateLimit { limit remaining writeReserve } } }';
 const JOB = 'subscription { appJob(jobId: "job-0001") { status } }';
+/** A hosting read (the per-IP class of reads) that is never cached: every one is an upstream call. */
+const JOB_READ = '{ appJob(jobId: "job-0001") { jobId } }';
 const rename = (name: string) =>
   `mutation { updateApp(input: { appId: "app-0001", name: "${name}" }) { app { appId } userErrors { code } } }`;
 const cert = (n: number) => `cert-${String(n).padStart(4, '0')}`;
@@ -216,6 +220,67 @@ function describeStore(name: string, start: Start, register: typeof describe = d
       expect(stats.total).toBe(WINDOW);
       expect(stats.byStatus['429']).toBeUndefined();
       expect(await viewerOf(b)).toMatchObject({ remaining: 0 });
+    });
+
+    it("keeps a tenant's share of a per-IP class for its screens: the explorer stops first, then background reads, and a screen's read is answered", async () => {
+      // The upstream's per-IP limits (hosting reads 120 a minute, one tenant's share 96 of them),
+      // and the credential's window far from its end: only the class can say no.
+      const { sim, a, b } = await fresh({ ipLimits: {} }, {});
+      let n = 0;
+      const jobRead = (priority?: string) =>
+        (n++ % 2 === 0 ? a : b).gql(
+          JOB_READ,
+          undefined,
+          priority ? { headers: { 'weft-priority': priority } } : undefined,
+        );
+      /** Reads of one priority until the first refusal: how many were answered, and the refusal. */
+      const readUntilRefused = async (priority?: string) => {
+        for (let answered = 0; answered <= 120; answered += 1) {
+          const result = await jobRead(priority);
+          if (result.body.errors) return { answered, refusal: result };
+          expect(result.body.data.appJob.jobId).toBe('job-0001');
+        }
+        throw new Error(`${priority ?? 'screen'}: 120 reads answered, none refused`);
+      };
+      // The explorer, then background polling the tenant asked for, until each is refused…
+      const explorer = await readUntilRefused('explorer');
+      const background = await readUntilRefused('background');
+      // …and the tenant's own screen still reads.
+      const screen = await jobRead();
+      console.log(
+        `class share: ${explorer.answered} explorer and ${background.answered} background reads answered before each was refused; the screen's read: ${JSON.stringify(errorOf(screen) ?? 'answered')}`,
+      );
+      served(screen);
+      // The explorer stops at a tenth of the share left (87 of 96), background at a twentieth (92).
+      expect(explorer.answered).toBe(87);
+      expect(errorOf(explorer.refusal)).toMatchObject({
+        code: 'RATE_LIMITED',
+        limiter: 'ROUTE_CLASS',
+      });
+      expect(background.answered).toBe(92 - 87);
+      expect(errorOf(background.refusal)).toMatchObject({
+        code: 'RATE_LIMITED',
+        limiter: 'ROUTE_CLASS',
+      });
+      // The screen's reads have the rest of the share (96), then the class refuses them too.
+      const more = await readUntilRefused();
+      expect(more.answered).toBe(96 - 93);
+      expect(errorOf(more.refusal)).toMatchObject({ code: 'RATE_LIMITED', limiter: 'ROUTE_CLASS' });
+      const stats = await sim.stats();
+      expect(stats.total).toBe(96);
+      expect(stats.byStatus['429']).toBeUndefined();
+      expect(
+        await metricOf(r!, 'weft_bucket_refusals_total', {
+          bucket: 'hosting-read',
+          priority: 'explorer',
+        }),
+      ).toBe(1);
+      expect(
+        await metricOf(r!, 'weft_bucket_refusals_total', {
+          bucket: 'hosting-read',
+          priority: 'background',
+        }),
+      ).toBe(1);
     });
 
     it('waits for room that comes within the deadline, and is served', async () => {

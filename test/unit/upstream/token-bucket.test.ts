@@ -493,6 +493,51 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       });
     });
 
+    it("keeps the end of a route class for reads and writes: the explorer stops first, then background, in a tenant's share and in the class", async () => {
+      const store = make({ capacity: 1_000, windowMs: 600_000, writeReserveShare: 0.1 });
+      // A class every credential shares, of 100 a minute: one credential's fair share is 80.
+      const routeClass = { ...CLASS, limit: 100, name: `priorities-${fresh()}` };
+      const [tenant, other] = [await known(store), await known(store)];
+      const sendUntilRefused = async (id: string, priority: CallPriority, stepMs = 0) => {
+        for (let sent = 0; sent <= 100; sent += 1) {
+          const verdict = await call(store, id, routeClass, priority);
+          if (!verdict.allowed) return { sent, refusal: verdict };
+          await clock.advance(stepMs);
+        }
+        throw new Error(`${priority}: 100 calls without a refusal`);
+      };
+      // The tenant's share: the explorer stops at 72 (a tenth of 80 kept), one call every 100 ms…
+      const explorer = await sendUntilRefused(tenant, 'explorer', 100);
+      expect(explorer).toMatchObject({ sent: 72, refusal: { deniedBy: 'route-class' } });
+      // …background at 76 (a twentieth kept), reads (and writes) use the share to its end.
+      expect(await sendUntilRefused(tenant, 'background')).toMatchObject({ sent: 4 });
+      expect(await sendUntilRefused(tenant, 'read')).toMatchObject({ sent: 4 });
+      expect(await store.take(tenant, routeClass, { priority: 'write' })).toMatchObject({
+        allowed: false,
+        deniedBy: 'route-class',
+      });
+      // The wait of a refused explorer call: until its room is back, when the 9th call (800 ms)
+      // leaves the window (80 in it, room for 72), not the first one.
+      expect(await store.take(tenant, routeClass, { priority: 'explorer' })).toMatchObject({
+        allowed: false,
+        deniedBy: 'route-class',
+        waitMs: 60_000 + 800 - 7_200,
+      });
+      // The class as a whole: the explorer stops at 90 of 100, background at 95, reads at 100.
+      expect(await sendUntilRefused(other, 'explorer')).toMatchObject({ sent: 10 });
+      expect(await sendUntilRefused(other, 'background')).toMatchObject({ sent: 5 });
+      expect(await sendUntilRefused(other, 'read')).toMatchObject({ sent: 5 });
+      // A class of one credential keeps the same room for reads.
+      const own = { ...PER_CREDENTIAL, limit: 100, name: `own-${fresh()}` };
+      const counts: number[] = [];
+      for (const priority of ['explorer', 'background', 'read'] as const) {
+        let sent = 0;
+        while ((await call(store, tenant, own, priority)).allowed) sent += 1;
+        counts.push(sent);
+      }
+      expect(counts).toEqual([90, 5, 5]);
+    });
+
     it('hands out only its share of every limit', async () => {
       const store = make({ capacity: 40, windowMs: 60_000 }, 0.25);
       const id = await known(store);
