@@ -217,6 +217,7 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
       const at = now();
       const { state, inFlight } = credentialAt(credentialId, at);
       const { ticket } = correction;
+      const leaseEnd = ticket === undefined ? undefined : inFlight.get(ticket);
       const answered = ticket !== undefined && inFlight.delete(ticket) ? 1 : 0;
       correctBucket(
         state,
@@ -232,6 +233,8 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
             : { remaining: Math.floor(correction.remaining * share) }),
         },
         inFlight.size + answered,
+        // The call was taken a lease before its lease's end: its round trip.
+        leaseEnd === undefined ? undefined : at - (leaseEnd - CALL_LEASE_MS),
       );
       if (routeClass && ticket !== undefined) {
         classLogOf(credentialId, routeClass, at).unproven.delete(ticket);

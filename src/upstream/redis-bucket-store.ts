@@ -8,7 +8,7 @@
  * tag: on a Redis Cluster, keys with the same tag live in the same slot, so one script may touch
  * them together (docs/redis.md):
  * - `<prefix>:bucket:{<credentialId>}`: hash {tokens, ts, resetAt, cap, freshUntil, window,
- *   lastAnswerAt};
+ *   lastAnswerAt, rttMs};
  * - `<prefix>:in-flight:{<credentialId>}`: sorted set of the credential's calls not answered yet
  *   (the send window), scored by the end of their lease;
  * - a class the gateway shares (the upstream's per-IP limits), tagged by the class:
@@ -32,7 +32,10 @@ import type { RedisClient } from './redis-connection.ts';
 import type { RouteClass } from './upstream-routes.ts';
 import {
   CALL_LEASE_MS,
+  CONFIRMED_SHARE_OF_RTT,
+  CONFIRMED_WINDOW,
   INITIAL_SEND_WINDOW,
+  RTT_GAIN,
   WINDOW_IDLE_MS,
   WINDOW_POLL_MS,
 } from './send-window.ts';
@@ -96,8 +99,11 @@ local fairLimit = tonumber(ARGV[15])
 local floorShare = tonumber(ARGV[16])
 local initialWindow = tonumber(ARGV[19])
 local idleMs = tonumber(ARGV[20])
+local confirmedWindow = tonumber(ARGV[21])
+local confirmedShare = tonumber(ARGV[22])
+local rttGain = tonumber(ARGV[23])
 
-local h = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'resetAt', 'cap', 'freshUntil', 'window', 'lastAnswerAt')
+local h = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'resetAt', 'cap', 'freshUntil', 'window', 'lastAnswerAt', 'rttMs')
 local cap = tonumber(h[4]) or cfgCap
 if cap > cfgCap then cap = cfgCap end
 local tokens = tonumber(h[1]) or cap
@@ -107,6 +113,7 @@ local resetAt = tonumber(h[3]) or 0
 local freshUntil = tonumber(h[5]) or 0
 local window = tonumber(h[6]) or initialWindow
 local lastAnswerAt = tonumber(h[7]) or 0
+local rttMs = tonumber(h[8]) or 0
 if resetAt > 0 then
   if now >= resetAt then tokens = cap; resetAt = 0 end
 elseif now > ts then
@@ -115,12 +122,19 @@ end
 if now > ts then ts = now end
 redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
 
--- The send window now (send-window.ts currentWindow).
+-- The send window (send-window.ts): aged by silence, and now.
+local function agedWindow()
+  if window <= initialWindow then return math.max(1, window) end
+  local halvings = math.min(30, math.floor(math.max(0, now - lastAnswerAt) / math.max(idleMs, 2 * rttMs)))
+  return math.max(initialWindow, math.floor(window / 2 ^ halvings))
+end
 local function currentWindow(fresh)
   if not fresh then return 1 end
-  if window <= initialWindow then return math.max(1, window) end
-  local halvings = math.min(30, math.floor(math.max(0, now - lastAnswerAt) / idleMs))
-  return math.max(initialWindow, math.floor(window / 2 ^ halvings))
+  local aged = agedWindow()
+  if window >= initialWindow and now - lastAnswerAt < confirmedShare * rttMs then
+    return math.max(aged, confirmedWindow)
+  end
+  return aged
 end
 
 ${classRoomFunction(5)}
@@ -177,7 +191,8 @@ if op == 'take' then
     end
   end
 elseif op == 'correct' then
-  -- The calls that were in flight, this one included.
+  -- The calls that were in flight, this one included; a call is taken a lease before its end.
+  local leaseEnd = redis.call('ZSCORE', KEYS[6], ticket)
   local answered = redis.call('ZREM', KEYS[6], ticket)
   local inFlight = redis.call('ZCARD', KEYS[6]) + answered
   local unauthenticated = ARGV[17] == '1'
@@ -213,13 +228,17 @@ elseif op == 'correct' then
     local freshFor = staleAfterMs
     if resetAt > 0 then freshFor = math.min(resetAt - now, staleAfterMs) end
     freshUntil = now + freshFor
-    local current = currentWindow(true)
+    local current = agedWindow()
     if windowSpent then
       window = math.max(1, math.floor(current / 2))
     else
       window = math.min(current + 1, math.max(initialWindow, 2 * inFlight))
     end
     lastAnswerAt = now
+    if leaseEnd then
+      local rtt = math.min(math.max(0, now - (tonumber(leaseEnd) - leaseMs)), leaseMs)
+      if rttMs > 0 then rttMs = rttMs + (rtt - rttMs) * rttGain else rttMs = rtt end
+    end
   end
 elseif op == 'release' then
   redis.call('ZREM', KEYS[6], ticket)
@@ -230,7 +249,7 @@ elseif op == 'refund' then
 end
 
 if op ~= 'peek' then
-  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(ts), 'resetAt', tostring(resetAt), 'cap', tostring(cap), 'freshUntil', tostring(freshUntil), 'window', tostring(window), 'lastAnswerAt', tostring(lastAnswerAt))
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(ts), 'resetAt', tostring(resetAt), 'cap', tostring(cap), 'freshUntil', tostring(freshUntil), 'window', tostring(window), 'lastAnswerAt', tostring(lastAnswerAt), 'rttMs', tostring(rttMs))
   local ttl = windowMs * 2
   if resetAt > 0 then ttl = math.max(ttl, resetAt - now + windowMs) end
   redis.call('PEXPIRE', KEYS[1], math.ceil(ttl))
@@ -421,6 +440,9 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
       clock(),
       String(INITIAL_SEND_WINDOW),
       String(WINDOW_IDLE_MS),
+      String(CONFIRMED_WINDOW),
+      String(CONFIRMED_SHARE_OF_RTT),
+      String(RTT_GAIN),
     ];
     return (await runScript(client, TOKEN_BUCKET_LUA, TOKEN_BUCKET_SHA, keys, args)) as ScriptReply;
   };

@@ -158,6 +158,7 @@ export const newBucket = (capacity: number, now: number): BucketState => ({
   freshUntil: 0,
   window: INITIAL_SEND_WINDOW,
   lastAnswerAt: 0,
+  rttMs: 0,
 });
 
 /** Brings a bucket to `now`: the window's end refills it, an unknown window refills continuously. */
@@ -178,7 +179,8 @@ export function refillBucket(state: BucketState, now: number, budget: Credential
 
 /**
  * Applies an upstream answer to a bucket already brought to `now` (see {@link refillBucket});
- * `inFlight` is how many of the credential's calls were unanswered, this one included.
+ * `inFlight` is how many of the credential's calls were unanswered, this one included, and
+ * `rttMs` how long ago this one was sent (unknown for a call no longer in the window).
  */
 export function correctBucket(
   state: BucketState,
@@ -186,6 +188,7 @@ export function correctBucket(
   budget: CredentialBudget,
   correction: BudgetCorrection,
   inFlight: number,
+  rttMs?: number,
 ): void {
   const capacity = budget.capacity;
   if (correction.limit !== undefined && correction.limit >= 1) {
@@ -208,7 +211,7 @@ export function correctBucket(
   const freshFor =
     state.resetAt > 0 ? Math.min(state.resetAt - now, STALE_AFTER_MS) : STALE_AFTER_MS;
   state.freshUntil = now + freshFor;
-  answerWindow(state, now, inFlight, windowSpent);
+  answerWindow(state, now, inFlight, windowSpent, rttMs);
 }
 
 /** The calls of `state`'s window a call of this priority leaves to the ones before it. */

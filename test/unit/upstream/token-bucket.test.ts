@@ -10,6 +10,7 @@ import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-sto
 import { createRedisBucketStore } from '../../../src/upstream/redis-bucket-store.ts';
 import {
   CALL_LEASE_MS,
+  CONFIRMED_WINDOW,
   INITIAL_SEND_WINDOW,
   WINDOW_IDLE_MS,
   WINDOW_POLL_MS,
@@ -274,6 +275,24 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       }
     });
 
+    it('lets a whole round out within a quarter of a round trip of an answer, then only the window', async () => {
+      const store = make({ capacity: 1_000, windowMs: 60_000 });
+      const id = await known(store);
+      // A call answered 200 ms after it was sent: the credential's round trip is 200 ms.
+      const probe = await store.take(id, undefined);
+      await clock.advance(200);
+      await store.correct(id, undefined, { remaining: 900, ticket: probe.ticket });
+      // 20 ms later (a tenth of the round trip), a screen's next round: all of it goes at once.
+      await clock.advance(20);
+      const round = await takeUntilDenied(store, id);
+      expect(round.tickets).toHaveLength(CONFIRMED_WINDOW);
+      expect(round.denied.deniedBy).toBe('window');
+      for (const ticket of round.tickets) await store.release(id, undefined, ticket);
+      // A quarter of a round trip after that answer, the window is the aged one again.
+      await clock.advance(30);
+      expect((await takeUntilDenied(store, id)).tickets).toHaveLength(INITIAL_SEND_WINDOW);
+    });
+
     it('never widens the window beyond twice the calls that were in flight', async () => {
       const store = make({ capacity: 1_000, windowMs: 60_000 });
       const id = await known(store);
@@ -307,7 +326,9 @@ function bucketCases(name: string, factory: () => StoreFactory) {
         ticket: inFlight.shift(),
       });
       expect(inFlight).toHaveLength(6);
+      // Past a quarter of the round trip (1 ms here) the answer no longer confirms a whole round:
       // 6 in flight and a window of 5 (without the halving it would be 9 + 1).
+      await clock.advance(1);
       expect(await store.take(id, undefined)).toMatchObject({ allowed: false, deniedBy: 'window' });
       await store.release(id, undefined, inFlight.shift()!);
       await store.release(id, undefined, inFlight.shift()!);
