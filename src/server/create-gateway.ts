@@ -293,12 +293,20 @@ export async function createGateway(
   });
 
   if (metrics) registerMetricsRoute(app, metrics);
-  registerHealthRoutes(app, { schemaReady: () => true, upstreamReachable: () => upstream.probe() });
+  const { redis } = upstreamStack;
+  registerHealthRoutes(app, {
+    schemaReady: () => true,
+    upstreamReachable: () => upstream.probe(),
+    sharedState: redis && (() => redis.sharedState()),
+  });
 
   return {
     app,
     upstream,
     async listen() {
+      // Redis's first connection (a cluster's first discovery) has settled before the first
+      // request, at most REDIS_CONNECT_TIMEOUT_MS after start-up began: no request waits for it.
+      await redis?.usable();
       await app.listen({ port: config.PORT, host: config.HOST });
       const address = app.server.address();
       if (address === null || typeof address === 'string')

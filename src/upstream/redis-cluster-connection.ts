@@ -3,7 +3,9 @@
  * the same resilience as the single-node connection (`redis-connection.ts`): no offline queue (a
  * command for a node that is down fails at once, and its caller falls back locally), a timeout on
  * every command, reconnection with backoff, the first discovery awaited for at most the connect
- * timeout.
+ * timeout. A master that was already down when the slot map was learned (at start-up) is not waited
+ * on either: its commands fail at once too (`cluster-reachability.ts`), and the first discovery counts
+ * as settled once every master has answered or failed once.
  *
  * node-redis's cluster client follows MOVED and ASK by itself, but it learns a new slot map only
  * from a MOVED: after a master dies its slots' commands fail with "client is offline" forever, since
@@ -22,6 +24,13 @@
 import KeyvRedis, { type RedisConnectionClusterType } from '@keyv/redis';
 import type { KeyvStoreAdapter } from 'keyv';
 import { createCluster } from 'redis';
+import {
+  CLUSTER_SLOTS,
+  discoverySettled,
+  failFastOnUnreachableMasters,
+  unreachableSlots,
+  type ClusterView,
+} from './cluster-reachability.ts';
 import { createClusterSubscriber } from './cluster-subscriber.ts';
 import {
   reconnectDelayMs,
@@ -101,6 +110,8 @@ export function createRedisClusterConnection(
 ): RedisConnection {
   const log = options.logger.child({ component: 'redis', redisCluster: options.nodes.join(',') });
   const cluster: ClusterClient = createClusterClient(options);
+  const view = cluster as unknown as ClusterView;
+  failFastOnUnreachableMasters(view);
   let healthy: boolean | undefined;
   let closed = false;
 
@@ -137,33 +148,44 @@ export function createRedisClusterConnection(
     down(error);
     rediscover();
   });
-  cluster.on('node-error', (error: Error) => {
-    down(error);
-    rediscover();
-  });
 
   // The first discovery at start-up; when no root node answers, again with backoff until one does.
+  // It is settled (and `usable()` answers) as soon as Weft knows what it can reach: every master
+  // connected, or each one either connected or failed once (node-redis itself would wait for the
+  // failed ones until they come back), or no root node answered; at most the connect timeout.
   let startupDone = false;
-  let connected: () => void = () => undefined;
+  let settle: () => void = () => undefined;
   const firstReady = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, options.connectTimeoutMs);
     timer.unref();
-    connected = () => {
+    settle = () => {
       clearTimeout(timer);
       resolve();
     };
   }).then(() => {
     startupDone = true;
   });
+  const failedNodes = new Set<string>();
+  const nodeSettled = () => {
+    if (!startupDone && discoverySettled(view, failedNodes)) settle();
+  };
+  cluster.on('node-error', (error: Error, node?: { host: string; port: number }) => {
+    if (node) failedNodes.add(`${node.host}:${node.port}`);
+    nodeSettled();
+    down(error);
+    rediscover();
+  });
+  cluster.on('node-ready', nodeSettled);
   const connect = async (attempt: number): Promise<void> => {
     if (closed) return;
     try {
       await cluster.connect();
       healthy = true;
-      connected();
+      settle();
     } catch (error) {
       if (closed) return;
       if (attempt === 0) {
+        settle();
         log.warn({ err: { message: (error as Error).message } }, 'Redis Cluster connect failed');
       }
       const retry = setTimeout(() => void connect(attempt + 1), reconnectDelayMs(attempt));
@@ -191,6 +213,15 @@ export function createRedisClusterConnection(
     async usable() {
       if (!startupDone) await firstReady;
       return cluster.isOpen;
+    },
+    sharedState() {
+      const unreachable = unreachableSlots(view);
+      return {
+        store: 'redis-cluster',
+        state:
+          unreachable === 0 ? 'ok' : unreachable === CLUSTER_SLOTS ? 'unreachable' : 'degraded',
+        unreachableSlots: unreachable,
+      };
     },
     keyvStore: (storeOptions) =>
       openOnly(

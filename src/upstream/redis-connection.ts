@@ -2,8 +2,9 @@
  * The one Redis client of a gateway process (cache store and token buckets), built so that Redis
  * being slow or gone never stalls a request: commands are not queued while disconnected (they fail at
  * once), each command has a timeout, reconnection continues in the background with backoff, and
- * every caller has a fallback. At start-up the first connection is awaited for at most the connect
- * timeout, so the first requests use Redis when it is there.
+ * every caller has a fallback. At start-up the first connection attempt is awaited (at most the
+ * connect timeout) before the gateway listens, so the first requests use Redis when it is there and
+ * no request waits for it.
  *
  * Only a gateway with REDIS_URL loads this module (create-upstream-stack.ts imports it when asked;
  * with REDIS_CLUSTER_NODES it loads `redis-cluster-connection.ts`, which gives the same interface
@@ -42,10 +43,28 @@ export type RedisClient = Pick<
   | 'zCard'
 >;
 
+/**
+ * What the connection can serve now (`/readyz` shows it): `ok`, every command goes to Redis;
+ * `degraded`, the commands for some keys fall back (a cluster's slots whose master cannot be
+ * reached); `unreachable`, every command falls back.
+ */
+export interface SharedStateReport {
+  readonly store: 'redis' | 'redis-cluster';
+  readonly state: 'ok' | 'degraded' | 'unreachable';
+  /** A cluster's slots (of 16384) without a master this process can reach. */
+  readonly unreachableSlots?: number;
+}
+
 export interface RedisConnection {
   readonly client: RedisClient;
-  /** Whether commands can be sent now (waits once, at start-up, for the first connection). */
+  /**
+   * Whether commands can be sent now. Waits once, at start-up, until the first connection has
+   * settled (connected, or failed once), at most the connect timeout; `listen()` waits for it
+   * before the first request.
+   */
   usable(): Promise<boolean>;
+  /** What this process can reach now (sends nothing). */
+  sharedState(): SharedStateReport;
   /** A keyv store over this connection (the upstream cache, APQ documents). */
   keyvStore(options: KeyvRedisOptions): KeyvStoreAdapter;
   /** Publishes a message to a channel (fire and forget: a failure is the caller's to log). */
@@ -114,13 +133,16 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
   });
 
   let startupDone = false;
+  // Settled by the first attempt's outcome: a refused connection is an answer too.
   const firstReady = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, options.connectTimeoutMs);
     timer.unref();
-    client.once('ready', () => {
+    const settled = () => {
       clearTimeout(timer);
+      client.off('ready', settled).off('error', settled);
       resolve();
-    });
+    };
+    client.once('ready', settled).once('error', settled);
   }).then(() => {
     startupDone = true;
   });
@@ -162,6 +184,7 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
       if (!startupDone) await firstReady;
       return client.isReady;
     },
+    sharedState: () => ({ store: 'redis', state: client.isReady ? 'ok' : 'unreachable' }),
     keyvStore: (storeOptions) => new KeyvRedis(client, storeOptions),
     async publish(channel, message) {
       await client.publish(channel, message);

@@ -2,7 +2,8 @@
  * A real Redis Cluster on localhost for the tests: three masters and three replicas from Debian's
  * `redis-server`, joined by `redis-cli --cluster create`. Used by the vitest global set-up of the
  * cluster project (ports 7000–7005, kept when it is already up), by the failover test (a throwaway
- * cluster on 7010–7015 whose masters it kills) and by the bench.
+ * cluster on 7010–7015 whose masters it kills), by the nodes-down-at-start test (7020–7025, a master
+ * and its replica killed before a gateway starts) and by the bench.
  *
  * No vitest import: the bench (plain node) uses it too.
  */

@@ -32,7 +32,7 @@ const HOW_TO: Record<Requirement, string> = {
     '(install it: apt-get install redis-server), or set REDIS_URL',
   'redis-cluster':
     'the test set-up starts one from redis-server on ports 7000–7005 (and 7010–7015 for the ' +
-    'failover test): install it (apt-get install redis-server) and free those ports, or set ' +
+    'failover test, 7020–7029 for the nodes-down-at-start test): install it (apt-get install redis-server) and free those ports, or set ' +
     'REDIS_CLUSTER_NODES to a cluster of yours',
   chromium: 'install it: apt-get install chromium (the tests drive /usr/bin/chromium)',
 };
