@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
  * The Redis-mode files that run a second time on a Redis Cluster (the `cluster` project): the
  * token-bucket scripts, the cache with tag versions, held replays, publish/subscribe, one fetch and
  * one poll loop across replicas, the send window, priorities and unproven tokens on shared buckets,
- * idempotency and APQ across replicas, what lands in Redis (and no secret), two replica processes.
+ * idempotency (and its records kept through an outage) and APQ across replicas, what lands in Redis
+ * (and no secret), two replica processes.
  * Left out: the files that kill Redis (upstream death, Redis death; the cluster's own failover test
  * is test/e2e/efficiency/cluster-failover.test.ts) and the cross-replica fetch's figure (its flight
  * protocol runs on the cluster in cross-replica-flight.test.ts). Their tests without Redis are not
@@ -18,6 +19,7 @@ const CLUSTER_FILES = [
   'test/unit/upstream/cross-replica-flight.test.ts',
   'test/unit/hosting/replica-pollers.test.ts',
   'test/integration/production/idempotency.test.ts',
+  'test/unit/server/redis-idempotency-store.test.ts',
   'test/integration/production/persisted-operations.test.ts',
   'test/integration/efficiency/redis-mode.test.ts',
   'test/integration/efficiency/send-window.test.ts',

@@ -11,6 +11,7 @@ import { createCredentialQuota } from './credential-quota.ts';
 import { createApqRegistrationHook } from './persisted-operations/apq-registration.hook.ts';
 import type { Config } from '../config.ts';
 import type { RedisConnection } from '../upstream/redis-connection.ts';
+import { watchRedisEpoch } from '../upstream/redis-epoch.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 import { registerExplorer, type ExplorerPage } from './explorer/explorer.routes.ts';
 import { idempotencyPlugin } from './idempotency/idempotency.plugin.ts';
@@ -42,7 +43,10 @@ export interface ProductionPolicy {
   readonly explorer: ExplorerPage | undefined;
   /** Who may register APQ documents (the GraphQL route's hook); absent with trusted documents. */
   readonly apqRegistration: preHandlerAsyncHookHandler | undefined;
-  /** Releases what the policy holds (today nothing: it borrows the stack's Redis connection). */
+  /**
+   * Stops the policy's timers (the idempotency records' write-back, the Redis epoch check); the
+   * Redis connection it borrows is the stack's to close.
+   */
   close(): Promise<void>;
 }
 
@@ -91,6 +95,11 @@ export async function createProductionPolicy(
   const store: IdempotencyStore = redis
     ? createRedisIdempotencyStore({ connection: redis, prefix: config.REDIS_KEY_PREFIX, logger })
     : createMemoryIdempotencyStore();
+  // Watched here because idempotency records are what an empty Redis costs most (a second write);
+  // the warning names everything else it lost too.
+  const stopEpochWatch = redis
+    ? watchRedisEpoch({ connection: redis, prefix: config.REDIS_KEY_PREFIX, logger })
+    : undefined;
   return {
     apolloOptions: {
       validationRules: [...pipeline.validationRules],
@@ -110,7 +119,9 @@ export async function createProductionPolicy(
         lockMs: Math.max(IDEMPOTENCY_LOCK_MS, config.IDEMPOTENCY_WAIT_MS),
       }),
     ],
-    // Nothing of its own to close: the Redis connection belongs to the upstream stack.
-    close: async () => undefined,
+    close: async () => {
+      store.close();
+      stopEpochWatch?.();
+    },
   };
 }

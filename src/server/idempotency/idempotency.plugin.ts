@@ -172,11 +172,13 @@ export function idempotencyPlugin(options: IdempotencyOptions): ApolloServerPlug
             }
             await store.complete(
               key,
+              owner,
               {
                 state: 'done',
                 fingerprint,
                 status: response.http.status ?? 200,
                 result: storable(body.singleResult),
+                at: Date.now(),
               },
               options.ttlMs,
             );
