@@ -219,7 +219,10 @@ export async function createUpstreamStack(
                 onDropped: (call) => {
                   const route = `${call.method} ${call.route}`;
                   metrics?.upstreamCallDropped(route);
-                  log.debug({ route }, 'upstream call dropped: its clients left before it was sent');
+                  log.debug(
+                    { route },
+                    'upstream call dropped: its clients left before it was sent',
+                  );
                 },
               }),
           } satisfies UpstreamLayer,

@@ -75,9 +75,8 @@ async function metric(stack: Stack, line: string): Promise<number> {
 }
 const misses = (stack: Stack) => metric(stack, 'weft_cache_lookups_total{result="miss"}');
 const droppedLines = (stack: Stack) =>
-  stack.logs.filter(
-    (line) => line.includes('upstream call dropped') && line.includes(DETAIL_ROUTE),
-  ).length;
+  stack.logs.filter((line) => line.includes('upstream call dropped') && line.includes(DETAIL_ROUTE))
+    .length;
 
 /** Holds the credential's one call in flight (the app list) at the simulator. */
 async function holdTheWindow(s: Scene) {
@@ -131,9 +130,7 @@ it('drops the queued deferred reads of @defer clients that left, not the one a s
   // The shared read went out once, for the client that stayed.
   expect(scene.arrived).toEqual([certId(1)]);
   expect(droppedLines(stack)).toBe(9);
-  expect(
-    await metric(stack, `weft_upstream_calls_dropped_total{route="${DETAIL_ROUTE}"}`),
-  ).toBe(9);
+  expect(await metric(stack, `weft_upstream_calls_dropped_total{route="${DETAIL_ROUTE}"}`)).toBe(9);
 });
 
 it('drops the queued reads of plain JSON clients that closed their connection', async () => {
