@@ -220,7 +220,7 @@ export async function createUpstreamStack(
                   const route = `${call.method} ${call.route}`;
                   metrics?.upstreamCallDropped(route);
                   log.debug(
-                    { route },
+                    { route, reqId: call.scope?.requestId },
                     'upstream call dropped: its clients left before it was sent',
                   );
                 },

@@ -149,7 +149,11 @@ it('drops the queued reads of plain JSON clients that closed their connection', 
     const controller = new AbortController();
     const answer = request(`${stack.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer demo-token',
+        'x-request-id': `departed-${i}`,
+      },
       body: JSON.stringify({ query: `{ ${detail(i + 11)} }` }),
       signal: controller.signal,
     }).catch(() => undefined);
@@ -171,6 +175,12 @@ it('drops the queued reads of plain JSON clients that closed their connection', 
     scene.arrived,
     `departed clients' reads that reached the upstream: ${scene.arrived.length} of 10`,
   ).toEqual([]);
+  // Each drop is logged with the request it was for.
+  const droppedFor = stack.logs
+    .filter((line) => line.includes('upstream call dropped'))
+    .map((line) => (JSON.parse(line) as { reqId?: string }).reqId)
+    .sort();
+  expect(droppedFor).toEqual(departing.map((_, i) => `departed-${i}`).sort());
   // Their places in line are free: the credential's next read is answered.
   const next = await stack.gql(`{ ${detail(21)} }`);
   expect(next.body.data.certificateCustomer.certificate.certificateId).toBe(certId(21));
