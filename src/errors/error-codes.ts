@@ -20,6 +20,12 @@ export const ErrorCode = {
    * retryable on another replica, after reading what a write may have changed (`outcome`).
    */
   SHUTTING_DOWN: 'SHUTTING_DOWN',
+  /**
+   * The client went away before an upstream read it needed was sent, so the read was dropped
+   * (docs/efficiency.md "Clients that leave"). Nobody is there to receive it: it names the outcome
+   * in the gateway's logs and ledgers.
+   */
+  CLIENT_GONE: 'CLIENT_GONE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -20,6 +20,8 @@ export interface GatewayMetrics {
   bucketRefusal(bucket: string, priority: string): void;
   /** The upstream answered 429 to a call of this priority. */
   upstreamRateLimited(priority: string): void;
+  /** A read waiting for room was dropped: its clients had left (upstream/call-interest.ts). */
+  upstreamCallDropped(route: string): void;
   /**
    * One operation's upstream calls: requests that reached the upstream, and calls served without it
    * (cache, a call of another request, a stale value, a local refusal).
@@ -103,6 +105,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     labelNames: ['priority'],
     registers: [registry],
   });
+  const droppedCalls = new Counter({
+    name: 'weft_upstream_calls_dropped_total',
+    help: 'Upstream reads dropped before they were sent because their clients had left (CLIENT_GONE), by route',
+    labelNames: ['route'],
+    registers: [registry],
+  });
   const operationUpstreamCalls = new Counter({
     name: 'weft_operation_upstream_calls_total',
     help: 'Upstream requests operations made (retries included), by operation name',
@@ -182,6 +190,7 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     bucketWait: (bucket, priority) => bucketWaits.inc({ bucket, priority }),
     bucketRefusal: (bucket, priority) => bucketRefusals.inc({ bucket, priority }),
     upstreamRateLimited: (priority) => upstream429s.inc({ priority }),
+    upstreamCallDropped: (route) => droppedCalls.inc({ route }),
     operationUpstream(name, upstream, withoutUpstream, bound) {
       const operation = operationLabel(name);
       if (bound !== undefined && bound > 0 && Number.isFinite(bound)) {

@@ -263,8 +263,14 @@ export async function createGateway(
     explorer: policy.explorer,
     apqRegistration: policy.apqRegistration,
     replay: responseCache && { cache: responseCache, credentialOf, metrics, budget },
-    contextOf: async (request, reply) =>
-      drain.contextOf(
+    contextOf: async (request, reply) => {
+      // The client closed the connection before its answer was written: its reads not sent yet
+      // are dropped (upstream/call-interest.ts), and an answer in parts stops its execution.
+      const gone = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      });
+      return drain.contextOf(
         request,
         createGatewayContext(contextDeps, {
           requestId: request.id,
@@ -280,16 +286,15 @@ export async function createGateway(
           noteOperation: (fields) => {
             request.operationLog = fields;
           },
-          // Listened to only by an answer in parts: a response closed before it finished.
+          gone: gone.signal,
+          // Listened to by an answer in parts: a response closed before it finished.
           onClientGone: (onGone) => {
-            const closed = () => {
-              if (!reply.raw.writableFinished) onGone();
-            };
-            reply.raw.once('close', closed);
-            return () => reply.raw.off('close', closed);
+            gone.signal.addEventListener('abort', onGone, { once: true });
+            return () => gone.signal.removeEventListener('abort', onGone);
           },
         }),
-      ),
+      );
+    },
   });
 
   if (metrics) registerMetricsRoute(app, metrics);

@@ -3,7 +3,9 @@
  * try and retries alike, each is one upstream request) takes a token first — at its priority, up to
  * its deadline, through the gate for unproven tokens — and every answer feeds the buckets back
  * (RateLimit-* headers, 429s). The spend is reported to the request's facts so the response can
- * carry the budget.
+ * carry the budget. A read nobody waits for any more (`RoutedCall.unwanted`: its clients left)
+ * leaves the gate's queue, the send window's line or a bucket's wait with CLIENT_GONE: it took no
+ * token and holds no place; a call already sent finishes (its answer still fills the cache).
  */
 import type { Transport, RawResponse } from './http-transport.ts';
 import {
@@ -12,9 +14,10 @@ import {
   retryAfterSeconds,
 } from './response-envelope.ts';
 import type { RouteClass, RoutedCall } from './upstream-routes.ts';
-import type { BudgetCorrection, TokenBucketLimiter } from './token-bucket.ts';
+import type { BudgetCorrection, Grant, TokenBucketLimiter } from './token-bucket.ts';
 import { priorityOf, type CallPriority } from './call-priority.ts';
 import { createUnprovenGate, type UnprovenGate } from './unproven-gate.ts';
+import { clientGone, isClientGone } from './call-interest.ts';
 
 /** What an upstream answer says about the budgets. */
 export function correctionOf(
@@ -44,6 +47,8 @@ export interface BudgetedTransportOptions {
   readonly unproven?: UnprovenGate;
   /** Told of each upstream 429 (metrics): the limiter did not foresee it. */
   readonly onUpstream429?: (priority: CallPriority) => void;
+  /** Told of each call dropped before it was sent because nobody waited for it (logs, metrics). */
+  readonly onDropped?: (call: RoutedCall) => void;
 }
 
 export function createBudgetedTransport(
@@ -52,18 +57,38 @@ export function createBudgetedTransport(
 ): Transport<RoutedCall> {
   const { limiter } = options;
   const unproven = options.unproven ?? createUnprovenGate();
+  /** `error`, told to `onDropped` when it drops the call (nobody waited for it). */
+  const droppedIf = (call: RoutedCall, error: unknown) => {
+    if (isClientGone(error)) options.onDropped?.(call);
+    return error;
+  };
   return {
     async send(call, signal, deadlineAt) {
       const routeClass = call.declared?.limitClass;
       const credentialId = call.credential.id;
       const priority = priorityOf(call);
-      const leave = await unproven.enter(credentialId, call.scope?.clientAddress, signal);
+      const { unwanted } = call;
+      const dropped = (error: unknown) => droppedIf(call, error);
+      if (unwanted?.aborted) throw dropped(clientGone());
+      let leave: () => void;
       try {
-        const { budget, ticket } = await limiter.acquire(credentialId, routeClass, {
-          priority,
-          deadlineAt,
-          signal,
-        });
+        leave = await unproven.enter(credentialId, call.scope?.clientAddress, signal, unwanted);
+      } catch (error) {
+        throw dropped(error);
+      }
+      try {
+        let grant: Grant;
+        try {
+          grant = await limiter.acquire(credentialId, routeClass, {
+            priority,
+            deadlineAt,
+            signal,
+            unwanted,
+          });
+        } catch (error) {
+          throw dropped(error);
+        }
+        const { budget, ticket } = grant;
         call.scope?.facts?.recordSpend(budget);
         let response: RawResponse;
         try {

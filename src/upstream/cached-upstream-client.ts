@@ -77,11 +77,15 @@ function mayHaveApplied(error: unknown): boolean {
   return !wasNotSent(error);
 }
 
-/** A call that others may join: it must not die with the first caller's abort signal. */
-const shareable = (call: RoutedCall): RoutedCall => {
-  if (!call.signal) return call;
+/**
+ * A call that others may join: it must not die with the first caller's abort signal, and it is
+ * dropped before it is sent only when every caller waiting for it is gone (`unwanted`, the
+ * singleflight's signal for it).
+ */
+const shareable = (call: RoutedCall, unwanted: AbortSignal | undefined): RoutedCall => {
+  if (!call.signal && call.unwanted === unwanted) return call;
   const { signal: _signal, ...rest } = call;
-  return rest;
+  return { ...rest, unwanted };
 };
 
 /** A caller's own abort still ends its wait for a shared call (the call goes on for the others). */
@@ -141,7 +145,7 @@ export function createCachedUpstreamClient(
     lookup: CacheLookup | undefined,
   ): Promise<Fetched<T>> {
     const startedAt = now();
-    const response = await inner.request<T>(shareable(call));
+    const response = await inner.request<T>(call);
     const { data } = response;
     const ttlSec = decision.ttlOf ? decision.ttlOf(data, decision.ttlSec) : decision.ttlSec;
     // Without the tag versions read before the call, validity could not be checked: store nothing.
@@ -221,10 +225,14 @@ export function createCachedUpstreamClient(
     let led = false;
     try {
       const { response, stored, fromPeer } = await abortable(
-        singleflight.run(key, () => {
-          led = true;
-          return fetchOnce<T>(call, decision, key, lookup);
-        }),
+        singleflight.run(
+          key,
+          (unwanted) => {
+            led = true;
+            return fetchOnce<T>(shareable(call, unwanted), decision, key, lookup);
+          },
+          call.unwanted,
+        ),
         call.signal,
       );
       if (!led || fromPeer) call.ledgerEntry?.servedBy('coalesced');
@@ -274,10 +282,14 @@ export function createCachedUpstreamClient(
   async function joinedGet<T>(call: RoutedCall): Promise<UpstreamResponse<T>> {
     let led = false;
     const response = await abortable(
-      singleflight.run(keyOf(call, 'get'), () => {
-        led = true;
-        return inner.request<T>(shareable(call));
-      }),
+      singleflight.run(
+        keyOf(call, 'get'),
+        (unwanted) => {
+          led = true;
+          return inner.request<T>(shareable(call, unwanted));
+        },
+        call.unwanted,
+      ),
       call.signal,
     );
     if (!led) call.ledgerEntry?.servedBy('coalesced');

@@ -216,6 +216,14 @@ export async function createUpstreamStack(
               createBudgetedTransport(inner, {
                 limiter,
                 onUpstream429: (priority) => metrics?.upstreamRateLimited(priority),
+                onDropped: (call) => {
+                  const route = `${call.method} ${call.route}`;
+                  metrics?.upstreamCallDropped(route);
+                  log.debug(
+                    { route, reqId: call.scope?.requestId },
+                    'upstream call dropped: its clients left before it was sent',
+                  );
+                },
               }),
           } satisfies UpstreamLayer,
         ]

@@ -34,6 +34,11 @@ export interface RequestScope {
    * never answered gets room per address (`unproven-gate.ts`).
    */
   readonly clientAddress?: string;
+  /**
+   * Aborts when the client goes away before its answer is written (it closed the connection, its
+   * subscription ended): its reads not sent upstream yet are dropped (`call-interest.ts`).
+   */
+  readonly gone?: AbortSignal | undefined;
 }
 
 /** The `credential` and `scope` members of an {@link UpstreamCall}; UNAUTHENTICATED without a token. */

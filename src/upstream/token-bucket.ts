@@ -32,6 +32,7 @@ import type { BudgetSnapshot, BudgetTracker } from './budget-tracker.ts';
 import type { Credential } from './credential.ts';
 import type { RouteClass } from './upstream-routes.ts';
 import { reserveShareOf, reservedCalls, type CallPriority } from './call-priority.ts';
+import { clientGone } from './call-interest.ts';
 import {
   CALL_LEASE_MS,
   INITIAL_SEND_WINDOW,
@@ -257,6 +258,11 @@ export interface AcquireRequest {
   readonly deadlineAt?: number;
   /** The attempt's signal: ends any wait. */
   readonly signal?: AbortSignal;
+  /**
+   * Aborts once nobody waits for the call's answer (`call-interest.ts`): the call leaves its place
+   * in line with CLIENT_GONE, refused by no bucket and spending nothing.
+   */
+  readonly unwanted?: AbortSignal | undefined;
 }
 
 /** Room for one call: the budget after the take, and the ticket to hand back with its answer. */
@@ -314,16 +320,25 @@ export function answersDidNotCome(): GatewayError {
   );
 }
 
-/** Resolves when `signal` aborts (never without one); `dispose` removes the listener. */
-function abortOf(signal: AbortSignal | undefined): { aborted: Promise<void>; dispose(): void } {
-  if (!signal) return { aborted: new Promise<void>(() => undefined), dispose: () => undefined };
+/** Resolves when one of `signals` aborts (never without one); `dispose` removes the listeners. */
+function abortOf(...signals: (AbortSignal | undefined)[]): {
+  aborted: Promise<void>;
+  dispose(): void;
+} {
   let onAbort = () => undefined as void;
   const aborted = new Promise<void>((resolve) => {
     onAbort = resolve;
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    for (const signal of signals) {
+      if (signal?.aborted) resolve();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    }
   });
-  return { aborted, dispose: () => signal.removeEventListener('abort', onAbort) };
+  return {
+    aborted,
+    dispose: () => {
+      for (const signal of signals) signal?.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 /** The error of a call the buckets refused: the same code as an upstream 429. */
@@ -358,13 +373,16 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
   const line = createWindowQueue();
 
   return {
-    async acquire(credentialId, routeClass, { priority, deadlineAt, signal }) {
+    async acquire(credentialId, routeClass, { priority, deadlineAt, signal, unwanted }) {
+      // Nobody waits for it any more (a retry of a departed client's read): it takes nothing.
+      if (unwanted?.aborted) throw clientGone();
       const start = now();
       const giveUpAt = Math.min(start + options.maxWaitMs, deadlineAt ?? Infinity);
       // Waiting for answers is waiting for upstream calls, not for the budget: up to the deadline.
       const answersGiveUpAt = deadlineAt ?? start + options.maxWaitMs + CALL_LEASE_MS;
       const ticket = newTicket();
-      const abort = abortOf(signal);
+      /** What ends a wait early, listened to from the first wait on (most calls never wait). */
+      let abort: ReturnType<typeof abortOf> | undefined;
       /** This call's place in line for its credential's send window, once it had to wait. */
       let place: WindowPlace | undefined;
       /**
@@ -374,6 +392,7 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
       const wait = async (ms: number, refusal: () => GatewayError, early?: Promise<void>) => {
         // Ended with the wait: thousands of calls in line must not leave a timer each behind.
         const timer = new AbortController();
+        abort ??= abortOf(signal, unwanted);
         const slept = await Promise.race([
           sleep(ms, timer.signal).then(
             () => !signal?.aborted,
@@ -383,6 +402,8 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
           ...(early ? [early.then(() => !signal?.aborted)] : []),
         ]);
         timer.abort();
+        // Not a refusal: the call leaves the line because nobody waits for it.
+        if (unwanted?.aborted) throw clientGone();
         if (!slept) throw refusal();
       };
       try {
@@ -409,7 +430,7 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
           await wait(verdict.waitMs, refuse);
         }
       } finally {
-        abort.dispose();
+        abort?.dispose();
         place?.leave();
       }
     },

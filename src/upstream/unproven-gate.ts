@@ -16,6 +16,7 @@
 import { LRUCache } from 'lru-cache';
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
+import { clientGone } from './call-interest.ts';
 import { entryBound } from './entry-bound.ts';
 
 /** Calls in flight for unproven tokens from one client address. */
@@ -27,12 +28,13 @@ export interface UnprovenGate {
   /**
    * Waits for room when the credential is unproven; returns what ends the call's place. Throws
    * RATE_LIMITED (`limiter: UNPROVEN_TOKENS`) when the address's queue is full or `signal` aborts
-   * first.
+   * first; CLIENT_GONE when `unwanted` aborts first (nobody waits for the call any more).
    */
   enter(
     credentialId: string,
     clientAddress: string | undefined,
     signal: AbortSignal | undefined,
+    unwanted?: AbortSignal,
   ): Promise<() => void>;
   /** The upstream answered this credential with something other than a 401. */
   proven(credentialId: string): void;
@@ -67,7 +69,7 @@ export function createUnprovenGate(maxCredentials = 100_000): UnprovenGate {
   };
 
   return {
-    async enter(credentialId, clientAddress, signal) {
+    async enter(credentialId, clientAddress, signal, unwanted) {
       if (provenIds.has(credentialId)) return nothing;
       const key = clientAddress ?? '';
       let address = addresses.get(key);
@@ -86,20 +88,25 @@ export function createUnprovenGate(maxCredentials = 100_000): UnprovenGate {
         mine.inFlight += 1;
         return leaveOnce;
       }
+      if (unwanted?.aborted) throw clientGone();
       if (mine.queue.length >= UNPROVEN_QUEUE_PER_CLIENT || signal?.aborted) throw crowded();
       await new Promise<void>((resolve, reject) => {
         // A place handed over by a call that left (inFlight stays counted for this one).
         const admit = () => {
           signal?.removeEventListener('abort', onAbort);
+          unwanted?.removeEventListener('abort', onAbort);
           resolve();
         };
         const onAbort = () => {
+          signal?.removeEventListener('abort', onAbort);
+          unwanted?.removeEventListener('abort', onAbort);
           const index = mine.queue.indexOf(admit);
           if (index >= 0) mine.queue.splice(index, 1);
-          reject(crowded());
+          reject(unwanted?.aborted ? clientGone() : crowded());
         };
         mine.queue.push(admit);
         signal?.addEventListener('abort', onAbort, { once: true });
+        unwanted?.addEventListener('abort', onAbort, { once: true });
       });
       return leaveOnce;
     },

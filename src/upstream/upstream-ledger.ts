@@ -1,7 +1,7 @@
 /**
  * The upstream ledger of one GraphQL request (docs/ledger.md): every upstream call the operation
  * needed, in order, with what served it — the network, the cache, a stale value, another request's
- * call it joined, or a local refusal — its attempts, its time and the GraphQL path that asked. A
+ * call it joined, a local refusal, or nothing (dropped: its client left before it was sent) — its attempts, its time and the GraphQL path that asked. A
  * request keeps one only when it asks (`Weft-Trace: 1`); without one, every layer skips all of this.
  *
  * An entry opens where a call enters the stack (`route-lookup.ts`) and travels with it
@@ -15,7 +15,7 @@ import { ErrorCode } from '../errors/error-codes.ts';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 
 /** What served a call. */
-export type LedgerSource = 'network' | 'cache' | 'stale' | 'coalesced' | 'refused';
+export type LedgerSource = 'network' | 'cache' | 'stale' | 'coalesced' | 'refused' | 'dropped';
 
 export interface LedgerCall {
   readonly method: string;
@@ -48,7 +48,7 @@ export interface LedgerEntry {
   /** One attempt got an answer with this status. */
   attempted(status: number): void;
   /** What served it, when not the network (set by the cache layer). */
-  servedBy(source: Exclude<LedgerSource, 'network' | 'refused'>): void;
+  servedBy(source: Exclude<LedgerSource, 'network' | 'refused' | 'dropped'>): void;
 }
 
 export interface UpstreamLedger {
@@ -123,13 +123,20 @@ class Line implements LedgerCall, LedgerEntry {
     this.status = status;
   }
 
-  servedBy(source: Exclude<LedgerSource, 'network' | 'refused'>): void {
+  servedBy(source: Exclude<LedgerSource, 'network' | 'refused' | 'dropped'>): void {
     this.source = source;
   }
 
   settle(at: number, error: unknown): void {
     this.durationMs = Math.round((at - this.#startedAt) * 10) / 10;
     if (error === undefined || this.source === 'stale') return;
+    // Not sent: its client left before the call's turn came (`call-interest.ts`).
+    if (this.attempts === 0 && error instanceof GatewayError) {
+      if (error.code === ErrorCode.CLIENT_GONE) {
+        this.source = 'dropped';
+        return;
+      }
+    }
     const limiter = this.attempts === 0 ? refusalOf(error) : undefined;
     if (limiter !== undefined) {
       this.source = 'refused';

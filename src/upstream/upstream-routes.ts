@@ -59,6 +59,12 @@ export interface RoutedCall extends UpstreamCall {
   readonly declared: UpstreamRoute | undefined;
   /** The call's line in its request's ledger, when the request keeps one (`upstream-ledger.ts`). */
   readonly ledgerEntry?: LedgerEntry | undefined;
+  /**
+   * Aborts once nobody waits for the answer (`call-interest.ts`): the call is dropped with
+   * CLIENT_GONE while it is not sent yet; once sent, it finishes. Only reads have one (a write the
+   * client asked for is made even if it left).
+   */
+  readonly unwanted?: AbortSignal | undefined;
 }
 
 export interface RouteTable {

@@ -35,6 +35,8 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
   const sentCodes = new WeakMap<FastifyRequest, Set<string>>();
   /** Each stream's GraphQL context, for what its events carry besides their result. */
   const contexts = new WeakMap<FastifyRequest, GatewayContext>();
+  /** Aborts when each stream's connection closes: its reads not sent yet are dropped. */
+  const closings = new WeakMap<FastifyRequest, AbortSignal>();
 
   const handler = createHandler({
     // No single-connection mode: each subscription is its own POST.
@@ -49,6 +51,7 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
           // Polling: nobody waits on one poll the way a screen waits on a query.
           priority: 'background',
           clientAddress: request.ip,
+          gone: closings.get(request),
           eventLedger: request.headers['weft-trace'] === '1' ? { latest: undefined } : undefined,
           logger: request.log,
         };
@@ -81,6 +84,9 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
     request.headers.accept = EVENT_STREAM;
     reply.hijack();
     open.add(reply);
+    const closed = new AbortController();
+    reply.raw.once('close', () => closed.abort());
+    closings.set(request, closed.signal);
     const codes = new Set<string>();
     sentCodes.set(request, codes);
     const started = performance.now();

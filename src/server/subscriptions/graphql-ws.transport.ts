@@ -69,10 +69,22 @@ export function registerGraphQLWs(
 ): GraphQLWsTransport {
   // Protocol messages are small; ws would otherwise accept frames of up to 100 MiB.
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-  /** Per connection: each running subscription's request id, start and results sent. */
+  /**
+   * Per connection: each running subscription's request id, start, results sent, and what aborts
+   * when it ends (its reads not sent yet are dropped).
+   */
   const running = new WeakMap<
     object,
-    Map<string, { requestId: string; at: number; events: number; errorCodes: Set<string> }>
+    Map<
+      string,
+      {
+        requestId: string;
+        at: number;
+        events: number;
+        errorCodes: Set<string>;
+        gone: AbortController;
+      }
+    >
   >();
   const runningOf = (ctx: object) => {
     let map = running.get(ctx);
@@ -88,6 +100,7 @@ export function registerGraphQLWs(
       onConnect: (ctx) => tokenOf(ctx.connectionParams, ctx.extra.request) !== undefined,
       onSubscribe: (ctx, id, payload) => {
         const requestId = randomUUID();
+        const gone = new AbortController();
         const prepared = prepareSubscription(options, payload, () => {
           const token = tokenOf(ctx.connectionParams, ctx.extra.request);
           return {
@@ -96,6 +109,7 @@ export function registerGraphQLWs(
             // Polling: nobody waits on one poll the way a screen waits on a query.
             priority: 'background',
             clientAddress: ctx.extra.request.socket.remoteAddress,
+            gone: gone.signal,
             eventLedger: asksForLedgers(ctx.connectionParams, ctx.extra.request)
               ? { latest: undefined }
               : undefined,
@@ -108,6 +122,7 @@ export function registerGraphQLWs(
           at: performance.now(),
           events: 0,
           errorCodes: new Set(),
+          gone,
         });
         return prepared;
       },
@@ -121,6 +136,10 @@ export function registerGraphQLWs(
         );
         for (const code of errorCodesOf(formatted.errors)) entry?.errorCodes.add(code);
         return formatted;
+      },
+      // The socket closed: every subscription on it is over, its calls not sent yet dropped.
+      onClose: (ctx) => {
+        for (const entry of runningOf(ctx).values()) entry.gone.abort();
       },
       onError: (_ctx, _id, payload, errors) => {
         const requestId = randomUUID();
@@ -141,6 +160,7 @@ export function registerGraphQLWs(
         const entry = runningOf(ctx).get(id);
         runningOf(ctx).delete(id);
         if (!entry) return;
+        entry.gone.abort();
         options.logger.info(
           {
             reqId: entry.requestId,

@@ -33,7 +33,7 @@ import type { GatewayContext, RequestFields } from '../../kit/request-context.ts
 /** The request side of a context: what `createGatewayContext` needs besides its dependencies. */
 export interface SubscriptionRequest extends Pick<
   RequestFields,
-  'priority' | 'clientAddress' | 'eventLedger'
+  'priority' | 'clientAddress' | 'eventLedger' | 'gone'
 > {
   readonly requestId: string;
   readonly credential: Credential | undefined;
