@@ -48,12 +48,12 @@ const ConfigSchema = z.object({
   TRUST_PROXY: z
     .string()
     .regex(
-      /^(true|[0-9A-Fa-f.:/]+(,[0-9A-Fa-f.:/]+)*)$/,
+      /^(true|[0-9A-Fa-f]*[.:][0-9A-Fa-f.:]*(\/\d{1,3})?(,[0-9A-Fa-f]*[.:][0-9A-Fa-f.:]*(\/\d{1,3})?)*)$/,
       'must be `true` or a comma-separated list of proxy addresses/CIDRs',
     )
     .optional()
     .describe(
-      "Which proxies' `X-Forwarded-For` names the client's address (the address that bounds calls for tokens the upstream has not accepted yet): `true` (any) or the proxies' addresses/CIDRs. Unset: the socket's peer is the client.",
+      "Which proxies' `X-Forwarded-For` names the client's address (the address that bounds calls for tokens the upstream has not accepted yet): the proxies' addresses/CIDRs, or `true` (any: every client chooses its own address; refused in production). Unset: the socket's peer is the client, and an `X-Forwarded-For` that arrives is logged once.",
     ),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -476,6 +476,13 @@ function crossFieldProblems(config: ParsedConfig): string[] {
   // Without the limiter nothing keeps a replica within the upstream budget: never in production.
   if (production && config.UPSTREAM_LIMITER === 'off') {
     problems.push('UPSTREAM_LIMITER: off is refused in production');
+  }
+  // Trusting every X-Forwarded-For lets each client name its own address (docs/operations.md).
+  if (production && config.TRUST_PROXY === 'true') {
+    problems.push(
+      'TRUST_PROXY: true is refused in production (any client could then choose the address Weft ' +
+        "bounds it by); name the balancer's addresses/CIDRs (e.g. 10.0.0.0/8)",
+    );
   }
   if (config.UPSTREAM === 'url' && config.UPSTREAM_URL === undefined) {
     problems.push('UPSTREAM_URL: required when UPSTREAM=url');

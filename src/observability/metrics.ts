@@ -34,6 +34,8 @@ export interface GatewayMetrics {
     bound?: number,
   ): void;
   breakerState(breakerClass: string, state: CircuitState): void;
+  /** Calls of tokens the upstream has not accepted yet: probes in flight, calls waiting. */
+  unprovenCalls(inFlight: number, waiting: number): void;
 }
 
 /** Operation names are client-chosen: keep well-formed ones, and at most this many distinct. */
@@ -136,6 +138,15 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     registers: [registry],
   });
 
+  const unproven = new Gauge({
+    name: 'weft_unproven_calls',
+    help: 'Calls of tokens the upstream has not accepted yet (state: in_flight to the upstream, waiting at the gate)',
+    labelNames: ['state'],
+    registers: [registry],
+  });
+  unproven.set({ state: 'in_flight' }, 0);
+  unproven.set({ state: 'waiting' }, 0);
+
   const seenNames = new Set<string>();
   const operationLabel = (name: string | null | undefined): string => {
     if (!name) return 'anonymous';
@@ -201,5 +212,9 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     },
     breakerState: (breakerClass, state) =>
       breakers.set({ class: breakerClass }, BREAKER_STATE_VALUE[state]),
+    unprovenCalls(inFlight, waiting) {
+      unproven.set({ state: 'in_flight' }, inFlight);
+      unproven.set({ state: 'waiting' }, waiting);
+    },
   };
 }

@@ -52,6 +52,7 @@ import { createGatewayMetrics } from '../observability/metrics.ts';
 import { registerMetricsRoute } from '../observability/metrics.routes.ts';
 import { observabilityPlugin } from './observability-plugin.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { registerProxyWarnings } from './proxy-warnings.ts';
 import { AccessLogController } from './access-log.ts';
 import { createDrainDeadline, drainSchedule } from './shutdown/drain-deadline.ts';
 import { verifyWithOf } from '../graph/write-verification.ts';
@@ -169,6 +170,8 @@ export async function createGateway(
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
+  // What TRUST_PROXY costs, once (behind a proxy it does not believe, or believing any).
+  registerProxyWarnings(app, config);
   // The SERVER span of each GraphQL request (docs/tracing.md), from its first hook on.
   tracing?.traceRoute(app, GRAPHQL_PATH);
   // While shutting down, responses to in-flight requests close their keep-alive connection, so the

@@ -101,6 +101,8 @@ export function createBudgetedTransport(
         }
         if (response.status === 429) options.onUpstream429?.(priority);
         if (response.status !== 401) unproven.proven(credentialId);
+        // The token's calls waiting behind this one are refused without reaching the upstream.
+        else if (!call.declared?.resourceScoped401) unproven.refused(credentialId);
         const corrected = await limiter.observe(credentialId, routeClass, {
           ...correctionOf(response, routeClass),
           ticket,

@@ -38,6 +38,8 @@ import { createInstrumentedTransport } from './instrumented-transport.ts';
 import { createPathParamGuard } from './path-params.ts';
 import { createRedactingClient } from './redacting-client.ts';
 import { createRefusedCredentialTransport } from './refused-credentials.ts';
+import { createRedisProvenCredentials } from './redis-proven-credentials.ts';
+import { createUnprovenGate } from './unproven-gate.ts';
 import type { RouteTable } from './upstream-routes.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
@@ -215,6 +217,11 @@ export async function createUpstreamStack(
             wrap: (inner) =>
               createBudgetedTransport(inner, {
                 limiter,
+                unproven: createUnprovenGate({
+                  maxWaitMs: config.UPSTREAM_BUCKET_WAIT_MS,
+                  shared: redis && createRedisProvenCredentials(redis, config.REDIS_KEY_PREFIX),
+                  onCount: (inFlight, waiting) => metrics?.unprovenCalls(inFlight, waiting),
+                }),
                 onUpstream429: (priority) => metrics?.upstreamRateLimited(priority),
                 onDropped: (call) => {
                   const route = `${call.method} ${call.route}`;

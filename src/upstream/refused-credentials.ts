@@ -15,6 +15,14 @@ import type { RoutedCall } from './upstream-routes.ts';
 /** How long a refused token is refused locally: long enough to stop a flood, short enough for a fix. */
 export const REFUSED_CREDENTIAL_MS = 30_000;
 
+/** The refusal of a token the upstream has just refused (here, or in `unproven-gate.ts`). */
+export const refusedTokenError = (retryAfterSec: number): GatewayError =>
+  new GatewayError(
+    ErrorCode.UNAUTHENTICATED,
+    'The upstream refused this token moments ago (missing, malformed, expired or revoked); re-authenticate.',
+    { retryAfterSec },
+  );
+
 export function createRefusedCredentialTransport(
   inner: Transport<RoutedCall>,
   now: () => number = Date.now,
@@ -25,11 +33,7 @@ export function createRefusedCredentialTransport(
     async send(call, signal, deadlineAt) {
       const until = refused.get(call.credential.id);
       if (until !== undefined && until > now()) {
-        throw new GatewayError(
-          ErrorCode.UNAUTHENTICATED,
-          'The upstream refused this token moments ago (missing, malformed, expired or revoked); re-authenticate.',
-          { retryAfterSec: Math.max(1, Math.ceil((until - now()) / 1000)) },
-        );
+        throw refusedTokenError(Math.max(1, Math.ceil((until - now()) / 1000)));
       }
       const response = await inner.send(call, signal, deadlineAt);
       if (response.status === 401 && !call.declared?.resourceScoped401) {

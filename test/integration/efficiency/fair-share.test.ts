@@ -2,14 +2,14 @@
  * The upstream's per-IP limits belong to the whole gateway (every tenant shares its IP): junk tokens
  * and one tenant's burst cannot use them up for everyone else. A refused token is refused locally;
  * tokens the upstream never answered have at most a few calls in flight per client address (the
- * next ones queue, then are refused: `unproven-gate.ts`); one credential takes at most four fifths
+ * next ones wait, then are refused: `unproven-gate.ts`); one credential takes at most four fifths
  * of a class. (Floods of junk against reads, deploys and creations: `unproven-tokens.test.ts`.)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   UNPROVEN_CALLS_PER_CLIENT,
-  UNPROVEN_QUEUE_PER_CLIENT,
+  UNPROVEN_CALLS_WAITING,
 } from '../../../src/upstream/unproven-gate.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
@@ -84,11 +84,11 @@ describe('shared per-IP limits', () => {
       if (extensions.code === 'RATE_LIMITED') expect(extensions.limiter).toBe('UNPROVEN_TOKENS');
     }
     // Junk from one address held at most a few places of the class at once, and beyond the calls
-    // in flight and the queue behind them was refused without reaching the upstream.
+    // in flight and the calls that may wait behind them was refused without reaching the upstream.
     expect(junkInFlightMost).toBeLessThanOrEqual(UNPROVEN_CALLS_PER_CLIENT);
     const stats = await stack.sim.stats();
     expect(stats.byStatus['401'] ?? 0).toBeLessThanOrEqual(
-      UNPROVEN_CALLS_PER_CLIENT + UNPROVEN_QUEUE_PER_CLIENT,
+      UNPROVEN_CALLS_PER_CLIENT + UNPROVEN_CALLS_WAITING,
     );
     expect(stats.byStatus['429']).toBeUndefined();
     console.log(

@@ -90,7 +90,48 @@ describe('TRUST_PROXY', () => {
 
   it('refuses a value that names no proxy', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'yes please' })).toThrow(ConfigError);
+    // A bare number is no address (and Fastify 5 trusts no hop count: it fails closed).
+    expect(() => loadConfig({ TRUST_PROXY: '1' })).toThrow(/TRUST_PROXY/);
     expect(() => loadConfig({ TRUST_PROXY: 'true' })).not.toThrow();
-    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1' })).not.toThrow();
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1,::1' })).not.toThrow();
+  });
+
+  it('refuses TRUST_PROXY=true in production, naming the variable and what to set instead', () => {
+    const production = { NODE_ENV: 'production', UPSTREAM_URL: 'https://api.example.com' };
+    expect(() => loadConfig({ ...production, TRUST_PROXY: 'true' })).toThrow(
+      /TRUST_PROXY: true is refused in production .*addresses\/CIDRs/,
+    );
+    expect(() => loadConfig({ ...production, TRUST_PROXY: '10.0.0.0/8' })).not.toThrow();
+  });
+
+  it('warns once at start-up that TRUST_PROXY=true lets any client choose its address', async () => {
+    stack = await startStack({ env: { TRUST_PROXY: 'true' } });
+    const warnings = stack.logs
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.level === 40 && /TRUST_PROXY=true/.test(line.msg));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].msg).toMatch(/any client can choose the address/);
+  });
+
+  it('warns once, without the header, when X-Forwarded-For arrives and TRUST_PROXY is unset', async () => {
+    stack = await startStack();
+    const s = stack;
+    const warned = () =>
+      s.logs
+        .map((line) => JSON.parse(line))
+        .filter((line) => /X-Forwarded-For arrived/.test(line.msg));
+    await s.gql('{ viewer { rateLimit { limit } } }');
+    expect(warned()).toHaveLength(0);
+    for (const address of ['198.51.100.23', '198.51.100.24', '198.51.100.25']) {
+      await s.gql(
+        '{ viewer { rateLimit { limit } } }',
+        {},
+        { headers: { 'x-forwarded-for': address } },
+      );
+    }
+    expect(warned()).toHaveLength(1);
+    expect(warned()[0]).toMatchObject({ level: 40 });
+    expect(warned()[0].msg).toMatch(/TRUST_PROXY is unset: every client behind that proxy shares/);
+    expect(s.logs.join('\n')).not.toContain('198.51.100.2');
   });
 });

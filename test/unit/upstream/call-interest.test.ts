@@ -10,10 +10,7 @@ import { isClientGone, sharedInterest } from '../../../src/upstream/call-interes
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
 import { createSingleflight } from '../../../src/upstream/singleflight.ts';
 import { createTokenBucketLimiter } from '../../../src/upstream/token-bucket.ts';
-import {
-  UNPROVEN_CALLS_PER_CLIENT,
-  createUnprovenGate,
-} from '../../../src/upstream/unproven-gate.ts';
+import { createUnprovenGate } from '../../../src/upstream/unproven-gate.ts';
 import { deferred, manualClock } from '../../support/clock.ts';
 
 const settledOf = <T>(promise: Promise<T>) => {
@@ -161,18 +158,17 @@ describe('the send window and the buckets', () => {
 describe('the unproven-token gate', () => {
   it('lets a queued call nobody waits for go with CLIENT_GONE and hands its place on', async () => {
     const gate = createUnprovenGate();
-    const leaves = await Promise.all(
-      Array.from({ length: UNPROVEN_CALLS_PER_CLIENT }, () =>
-        gate.enter('junk', '10.0.0.1', undefined),
-      ),
-    );
+    // The token's probe is in flight: its other calls wait for its answer.
+    const probe = await gate.enter('junk', '10.0.0.1', undefined);
     const gone = new AbortController();
     const departed = settledOf(gate.enter('junk', '10.0.0.1', undefined, gone.signal));
     const staying = settledOf(gate.enter('junk', '10.0.0.1', undefined));
     gone.abort();
     await tick();
     expect(isClientGone(departed.error)).toBe(true);
-    leaves[0]!();
+    expect(staying.done).toBe(false);
+    // The probe ends without an answer: the call still wanted becomes the token's next probe.
+    probe();
     await tick();
     expect(staying.done).toBe(true);
     expect(staying.error).toBeUndefined();

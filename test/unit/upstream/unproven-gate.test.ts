@@ -1,14 +1,17 @@
 /**
- * The gate for tokens the upstream has never answered: a few calls in flight per client address,
- * a bounded queue behind them, and free passage once a token has proved itself.
+ * The gate for tokens the upstream has never answered: one probe per token, a few probes in flight
+ * per client address and a few in all, the newest waiting token first, a bounded wait, and free
+ * passage once a token has proved itself (here or, through the shared proof, on another replica).
  */
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/errors/error-codes.ts';
 import { GatewayError } from '../../../src/errors/gateway-errors.ts';
 import {
+  UNPROVEN_CALLS_IN_FLIGHT,
   UNPROVEN_CALLS_PER_CLIENT,
-  UNPROVEN_QUEUE_PER_CLIENT,
+  UNPROVEN_CALLS_WAITING,
   createUnprovenGate,
+  type SharedProof,
   type UnprovenGate,
 } from '../../../src/upstream/unproven-gate.ts';
 
@@ -19,14 +22,19 @@ let n = 0;
 const token = () => `unproven-${(n += 1)}`;
 
 /** An entry into the gate whose progress the test can read without awaiting it. */
-function enter(gate: UnprovenGate, address: string | undefined, signal?: AbortSignal) {
+function enter(
+  gate: UnprovenGate,
+  address: string | undefined,
+  signal?: AbortSignal,
+  credential = token(),
+) {
   const entry = {
     state: 'waiting' as 'waiting' | 'in' | 'refused',
     error: undefined as unknown,
     leave: undefined as (() => void) | undefined,
     done: undefined as unknown as Promise<void>,
   };
-  entry.done = gate.enter(token(), address, signal).then(
+  entry.done = gate.enter(credential, address, signal).then(
     (leave) => {
       entry.state = 'in';
       entry.leave = leave;
@@ -38,6 +46,10 @@ function enter(gate: UnprovenGate, address: string | undefined, signal?: AbortSi
   );
   return entry;
 }
+type Entry = ReturnType<typeof enter>;
+const states = (entries: readonly Entry[]) => entries.map((e) => e.state);
+const count = (entries: readonly Entry[], state: Entry['state']) =>
+  entries.filter((e) => e.state === state).length;
 
 /** Lets every settled promise run its callbacks. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -48,7 +60,7 @@ describe('unproven gate', () => {
     const gate = createUnprovenGate();
     const entries = [1, 2, 3].map(() => enter(gate, JUNK_ADDRESS));
     await settle();
-    expect(entries.map((e) => e.state)).toEqual(['in', 'in', 'waiting']);
+    expect(states(entries)).toEqual(['in', 'in', 'waiting']);
     entries[1]!.leave!();
     await entries[2]!.done;
     expect(entries[2]!.state).toBe('in');
@@ -66,41 +78,60 @@ describe('unproven gate', () => {
     const gate = createUnprovenGate();
     const junk = Array.from({ length: 10 }, () => enter(gate, JUNK_ADDRESS));
     await settle();
-    expect(junk.filter((e) => e.state === 'in')).toHaveLength(UNPROVEN_CALLS_PER_CLIENT);
+    expect(count(junk, 'in')).toBe(UNPROVEN_CALLS_PER_CLIENT);
     const tenant = [enter(gate, TENANT_ADDRESS), enter(gate, TENANT_ADDRESS)];
     await settle();
-    expect(tenant.map((e) => e.state)).toEqual(['in', 'in']);
+    expect(states(tenant)).toEqual(['in', 'in']);
   });
 
-  it('refuses at once, with limiter UNPROVEN_TOKENS, beyond the queue of an address', async () => {
+  it('holds probes from every address together to the global cap, whatever addresses they claim', async () => {
     const gate = createUnprovenGate();
-    const admitted = UNPROVEN_CALLS_PER_CLIENT + UNPROVEN_QUEUE_PER_CLIENT;
-    const entries = Array.from({ length: admitted }, () => enter(gate, JUNK_ADDRESS));
+    // A new address per call, as a random X-Forwarded-For makes them.
+    const junk = Array.from({ length: 64 }, (_, i) => enter(gate, `203.0.113.${i}`));
     await settle();
-    expect(entries.filter((e) => e.state === 'refused')).toHaveLength(0);
-    const beyond = enter(gate, JUNK_ADDRESS);
+    expect(count(junk, 'in')).toBe(UNPROVEN_CALLS_IN_FLIGHT);
+    expect(count(junk, 'waiting')).toBe(64 - UNPROVEN_CALLS_IN_FLIGHT);
+  });
+
+  it('gives the next place to the newest waiting token: a tenant after 70 junk calls goes first', async () => {
+    const gate = createUnprovenGate();
+    const junk = Array.from({ length: 70 }, () => enter(gate, JUNK_ADDRESS));
     await settle();
-    expect(beyond.state).toBe('refused');
-    expect(beyond.error).toBeInstanceOf(GatewayError);
-    expect(beyond.error).toMatchObject({
+    const tenant = enter(gate, JUNK_ADDRESS);
+    await settle();
+    expect(tenant.state).toBe('waiting');
+    junk[0]!.leave!();
+    await tenant.done;
+    expect(tenant.state).toBe('in');
+    // Only the two junk calls that were in flight ever were.
+    expect(count(junk, 'in')).toBe(UNPROVEN_CALLS_PER_CLIENT);
+  });
+
+  it('refuses the oldest waiting call, with limiter UNPROVEN_TOKENS, beyond the calls that may wait', async () => {
+    const gate = createUnprovenGate();
+    const entries = Array.from({ length: UNPROVEN_CALLS_PER_CLIENT + UNPROVEN_CALLS_WAITING }, () =>
+      enter(gate, JUNK_ADDRESS),
+    );
+    await settle();
+    expect(count(entries, 'refused')).toBe(0);
+    const newest = enter(gate, JUNK_ADDRESS);
+    await settle();
+    expect(newest.state).toBe('waiting');
+    const oldestWaiting = entries[UNPROVEN_CALLS_PER_CLIENT]!;
+    expect(oldestWaiting.state).toBe('refused');
+    expect(oldestWaiting.error).toBeInstanceOf(GatewayError);
+    expect(oldestWaiting.error).toMatchObject({
       code: ErrorCode.RATE_LIMITED,
       details: { limiter: 'UNPROVEN_TOKENS', retryAfterSec: 1 },
     });
-    // Once a call leaves and the first queued one takes its place, the queue has room again.
-    entries[0]!.leave!();
-    await settle();
-    expect(entries[UNPROVEN_CALLS_PER_CLIENT]!.state).toBe('in');
-    const next = enter(gate, JUNK_ADDRESS);
-    await settle();
-    expect(next.state).toBe('waiting');
+    expect(count(entries, 'refused')).toBe(1);
   });
 
-  it('refuses a queued call whose signal aborts, and takes it out of the queue', async () => {
-    const gate = createUnprovenGate();
+  it('refuses a waiting call whose signal aborts or whose wait runs out, and takes it out', async () => {
+    const gate = createUnprovenGate({ maxWaitMs: 50 });
     const first = [enter(gate, JUNK_ADDRESS), enter(gate, JUNK_ADDRESS)];
     const deadline = new AbortController();
     const aborted = enter(gate, JUNK_ADDRESS, deadline.signal);
-    const after = enter(gate, JUNK_ADDRESS);
     await settle();
     expect(aborted.state).toBe('waiting');
     deadline.abort();
@@ -110,35 +141,71 @@ describe('unproven gate', () => {
       code: ErrorCode.RATE_LIMITED,
       details: { limiter: 'UNPROVEN_TOKENS' },
     });
-    // The place that frees goes to the call behind it, not to the one that left the queue.
-    first[0]!.leave!();
-    await after.done;
-    expect(after.state).toBe('in');
-    // And the aborted call holds no place: the next one that frees goes to a new call.
+    // The wait is bounded: refused once maxWaitMs is over (the event, not a sleep, decides).
+    const late = enter(gate, JUNK_ADDRESS);
+    await late.done;
+    expect(late.error).toMatchObject({ details: { limiter: 'UNPROVEN_TOKENS' } });
+    // Neither holds a place: the next one that frees goes to a new call.
     first[1]!.leave!();
     const last = enter(gate, JUNK_ADDRESS);
     await settle();
     expect(last.state).toBe('in');
-    // An already aborted signal is refused without queueing.
-    const late = new AbortController();
-    late.abort();
-    const stillborn = enter(gate, JUNK_ADDRESS, late.signal);
+    // An already aborted signal is refused without waiting.
+    const gone = new AbortController();
+    gone.abort();
+    const stillborn = enter(gate, JUNK_ADDRESS, gone.signal);
     await settle();
     expect(stillborn.state).toBe('refused');
   });
 
-  it('lets a proven token pass without a place, however full its address is', async () => {
+  it('sends one probe per token: its other calls pass once it is proven, or are refused with its 401', async () => {
     const gate = createUnprovenGate();
-    const admitted = UNPROVEN_CALLS_PER_CLIENT + UNPROVEN_QUEUE_PER_CLIENT;
-    const entries = Array.from({ length: admitted }, () => enter(gate, JUNK_ADDRESS));
+    const tenant = [1, 2, 3].map(() => enter(gate, TENANT_ADDRESS, undefined, 'tenant'));
+    const junk = [1, 2, 3].map(() => enter(gate, JUNK_ADDRESS, undefined, 'junk'));
     await settle();
-    const tenant = 'tenant-token';
-    gate.proven(tenant);
-    const leave = await gate.enter(tenant, JUNK_ADDRESS, undefined);
+    expect(states(tenant)).toEqual(['in', 'waiting', 'waiting']);
+    expect(states(junk)).toEqual(['in', 'waiting', 'waiting']);
+    gate.proven('tenant');
+    await settle();
+    expect(states(tenant)).toEqual(['in', 'in', 'in']);
+    gate.refused('junk');
+    await settle();
+    expect(states(junk)).toEqual(['in', 'refused', 'refused']);
+    expect(junk[1]!.error).toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
+    // The followers held no place: leaving frees the probes' two.
+    tenant[0]!.leave!();
+    junk[0]!.leave!();
+    const next = [enter(gate, JUNK_ADDRESS), enter(gate, JUNK_ADDRESS)];
+    await settle();
+    expect(states(next)).toEqual(['in', 'in']);
+  });
+
+  it('lets a proven token pass without a place, however full the gate is', async () => {
+    const gate = createUnprovenGate();
+    const entries = Array.from({ length: 100 }, (_, i) => enter(gate, `203.0.113.${i}`));
+    await settle();
+    gate.proven('tenant-token');
+    const leave = await gate.enter('tenant-token', JUNK_ADDRESS, undefined);
     // Its leaving frees nobody's place (it held none).
     leave();
     await settle();
-    expect(entries.filter((e) => e.state === 'in')).toHaveLength(UNPROVEN_CALLS_PER_CLIENT);
-    expect(entries.filter((e) => e.state === 'waiting')).toHaveLength(UNPROVEN_QUEUE_PER_CLIENT);
+    expect(count(entries, 'in')).toBe(UNPROVEN_CALLS_IN_FLIGHT);
+  });
+
+  it('lets a token another replica proved pass, and tells the others what it proves', async () => {
+    const known = new Set(['proven-elsewhere']);
+    const shared: SharedProof = {
+      has: async (id) => known.has(id),
+      remember: (id) => known.add(id),
+    };
+    const gate = createUnprovenGate({ shared });
+    const junk = Array.from({ length: 10 }, () => enter(gate, JUNK_ADDRESS));
+    await settle();
+    const elsewhere = enter(gate, JUNK_ADDRESS, undefined, 'proven-elsewhere');
+    await settle();
+    expect(elsewhere.state).toBe('in');
+    expect(count(junk, 'in')).toBe(UNPROVEN_CALLS_PER_CLIENT);
+    gate.proven('new-here');
+    expect(known.has('new-here')).toBe(true);
   });
 });
