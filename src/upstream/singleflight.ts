@@ -48,7 +48,8 @@ export function createSingleflight(copy: <T>(value: T) => T = structuredClone): 
     ): Promise<T> {
       const joined = calls.get(key);
       const running = joined?.call as Promise<T> | undefined;
-      if (running) {
+      // A call dropped because its callers left is not joined: it ends with CLIENT_GONE.
+      if (running && !joined!.interest?.signal?.aborted) {
         joined!.interest?.join(gone);
         return running.then(copy);
       }

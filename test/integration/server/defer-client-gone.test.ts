@@ -41,6 +41,13 @@ afterAll(() => stack.close());
 it('stops the deferred work not started yet', async () => {
   // The deferred app list is held at the upstream; each app's runtime status is read after it.
   const query = `{ __typename ... @defer { apps { appId runtimeStatus { __typename } } } }`;
+  // The token has been answered before: a never-seen token's first calls go one at a time (its
+  // probe first), and both app lists must be in flight together here.
+  const proven = await stack.gql(
+    '{ certificateCustomer(customerId: "demo-customer") { certificates(first: 1) { totalCount } } }',
+  );
+  expect(proven.body.errors).toBeUndefined();
+  runtimeReads.length = 0;
   const gone = await postForParts(`${stack.url}/graphql`, { query }, PARTS);
   const kept = await postForParts(`${stack.url}/graphql`, { query }, PARTS);
   await gone.partsArrived(1);
