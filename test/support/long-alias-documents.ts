@@ -36,7 +36,8 @@ export function longAliasCertificates(options: LongAliasOptions): string {
   const above = options.ancestorChars ?? aliasChars;
   const details = Array.from(
     { length: fields },
-    (_, index) => `${alias('d', index, aliasChars)}: ${DETAIL_FIELDS[index % DETAIL_FIELDS.length]}`,
+    (_, index) =>
+      `${alias('d', index, aliasChars)}: ${DETAIL_FIELDS[index % DETAIL_FIELDS.length]}`,
   ).join(' ');
   return `{ ${alias('c', variant, above)}: certificateCustomer(customerId: "demo-customer") {
     ${alias('l', 0, above)}: certificates(first: ${first}) {
