@@ -17,7 +17,10 @@ export interface LedgerCall {
   readonly limiter?: string;
   readonly attempts: number;
   readonly durationMs: number;
+  /** The fields that asked (at most 8 named, each at most 200 characters). */
   readonly paths: readonly string[];
+  /** Fields that asked beyond those named (absent when it names them all). */
+  readonly morePaths?: number;
 }
 
 export interface LedgerBudget {
@@ -50,7 +53,7 @@ const isNumber = (value: unknown): value is number =>
 
 function readCall(value: unknown): LedgerCall | undefined {
   if (!isObject(value)) return undefined;
-  const { method, route, status, source, limiter, attempts, durationMs, paths } = value;
+  const { method, route, status, source, limiter, attempts, durationMs, paths, morePaths } = value;
   if (typeof method !== 'string' || typeof route !== 'string') return undefined;
   if (status !== null && !isNumber(status)) return undefined;
   if (typeof source !== 'string' || !isNumber(attempts) || !isNumber(durationMs)) return undefined;
@@ -63,6 +66,7 @@ function readCall(value: unknown): LedgerCall | undefined {
     attempts,
     durationMs,
     paths: Array.isArray(paths) ? paths.filter((path) => typeof path === 'string') : [],
+    ...(isNumber(morePaths) && morePaths > 0 ? { morePaths } : {}),
   };
 }
 
@@ -124,7 +128,7 @@ export function ledgerRows(ledger: Ledger): LedgerRow[] {
     detail: call.limiter === undefined ? call.source : `${call.source} (${call.limiter})`,
     attempts: call.attempts,
     ms: call.durationMs.toFixed(1),
-    paths: call.paths.join(', '),
+    paths: [...call.paths, ...(call.morePaths ? [`+${call.morePaths} more`] : [])].join(', '),
   }));
 }
 

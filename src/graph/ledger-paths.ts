@@ -2,27 +2,21 @@
  * The GraphQL path in each ledger line (`upstream/upstream-ledger.ts`): every field resolver the
  * schema defines runs, for a request that lists its ledger, with its field's path in
  * {@link fieldPath}, where the upstream layer reads it when a call opens — the domains pass nothing
- * down. Fields on graphql's default resolver read a property and never call the upstream: they are
- * left as they are. A request that does not list its ledger pays a property check per resolver.
+ * down. The path is graphql's own `info.path`, kept as it is: only the calls a report lists name it
+ * in text (`upstream/ledger-field-paths.ts`), so a field costs one small object, not a copy of every
+ * alias above it. Fields on graphql's default resolver read a property and never call the upstream:
+ * they are left as they are. A request that does not list its ledger pays a property check per
+ * resolver.
  */
 import {
   defaultFieldResolver,
   isObjectType,
   type GraphQLFieldResolver,
-  type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
 import type { GatewayContext } from '../kit/request-context.ts';
 import { fieldPath } from '../upstream/upstream-ledger.ts';
-
-type Path = GraphQLResolveInfo['path'];
-
-/** `apps.2.status`: list indexes included (each element's calls are told apart). */
-function pathText(path: Path | undefined): string {
-  const keys: (string | number)[] = [];
-  for (let at = path; at; at = at.prev) keys.push(at.key);
-  return keys.reverse().join('.');
-}
+import { FieldAskers } from '../upstream/ledger-field-paths.ts';
 
 /** Each wrapper's resolver (what a test of the schema's own resolvers looks through). */
 const wrapped = new WeakMap<
@@ -49,7 +43,7 @@ export function withFieldPaths(schema: GraphQLSchema): GraphQLSchema {
         info,
       ) =>
         context?.facts?.listed
-          ? fieldPath.run([pathText(info.path)], resolve, source, args, context, info)
+          ? fieldPath.run(FieldAskers.of(info.path), resolve, source, args, context, info)
           : resolve(source, args, context, info);
       wrapped.set(withPath as GraphQLFieldResolver<unknown, unknown>, resolve);
       field.resolve = withPath;

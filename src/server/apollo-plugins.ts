@@ -174,11 +174,11 @@ export function upstreamFactsPlugin(
     if (facts.ledger) {
       // Calls still in flight when the result was done (a failed field's siblings) count too.
       await facts.ledger.settled();
-      const report = facts.ledger.report(null);
+      const totals = facts.ledger.totals();
       metrics?.operationUpstream(
         operationName,
-        report.totals.upstream,
-        report.totals.withoutUpstream,
+        totals.upstream,
+        totals.withoutUpstream,
         facts.estimate,
       );
     }

@@ -8,11 +8,14 @@
  * (`RoutedCall.ledgerEntry`); the layers below note what they did (the cache layer its source, the
  * retry layer each answered attempt), and the entry settles with the call's outcome. Nothing in it is
  * secret: route templates, statuses, counts and field paths, never a path's ids, a token or a value.
+ * What a report adds to a response is bounded whatever the document: at most MAX_LEDGER_CALLS calls,
+ * each naming at most 8 fields in bounded text (`ledger-field-paths.ts`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { GatewayError, UpstreamError } from '../errors/gateway-errors.ts';
 import { ErrorCode } from '../errors/error-codes.ts';
 import type { BudgetSnapshot } from './budget-tracker.ts';
+import { type FieldAskers, pathsOfReport } from './ledger-field-paths.ts';
 
 /** What served a call. */
 export type LedgerSource = 'network' | 'cache' | 'stale' | 'coalesced' | 'refused' | 'dropped';
@@ -29,8 +32,13 @@ export interface LedgerCall {
   /** Upstream requests that got an answer (retries included). */
   attempts: number;
   durationMs: number;
-  /** The GraphQL field paths that asked for it (e.g. `apps.2.status`); empty outside a field. */
+  /**
+   * The GraphQL fields that asked for it (e.g. `apps.2.status`), each named once and bounded
+   * (`ledger-field-paths.ts`): at most 8, cut to 200 characters; empty outside a field.
+   */
   readonly paths: readonly string[];
+  /** Fields that asked beyond those `paths` names (absent when it names them all). */
+  readonly morePaths?: number;
 }
 
 /** `extensions.upstream` of a response. */
@@ -41,7 +49,10 @@ export interface LedgerReport {
   readonly budget: BudgetSnapshot | null;
 }
 
-/** Calls listed at most: one request cannot grow its response without bound. */
+/**
+ * Calls listed at most: one request cannot grow its response without bound. Calls past it are
+ * counted in `totals` and not kept.
+ */
 export const MAX_LEDGER_CALLS = 500;
 
 export interface LedgerEntry {
@@ -61,16 +72,17 @@ export interface UpstreamLedger {
    * for them (each ends by its deadline).
    */
   settled(): Promise<void>;
+  /** The totals alone (what metrics count): names no path. */
+  totals(): LedgerReport['totals'];
   report(budget: BudgetSnapshot | null): LedgerReport;
 }
 
 /**
- * The GraphQL paths of the fields a call is made for: the field whose resolver is running
- * (`graph/ledger-paths.ts`), or every field that asked a loader for the key it fetches
- * (`kit/loader-askers.ts`; the array grows while the call is in flight). Set only for a request that
- * lists its ledger: the upstream layer reads it without the domains passing it down.
+ * The fields a call is made for: the field whose resolver is running (`graph/ledger-paths.ts`), or
+ * every field that asked a loader for the key it fetches (`kit/loader-askers.ts`). Set only for a
+ * request that lists its ledger: the upstream layer reads it without the domains passing it down.
  */
-export const fieldPath = new AsyncLocalStorage<string[]>();
+export const fieldPath = new AsyncLocalStorage<FieldAskers>();
 
 /**
  * The ledger of work outside a request's own scope — a subscription's shared poller — for the
@@ -96,11 +108,10 @@ function refusalOf(error: unknown): string | undefined {
 }
 
 /**
- * One line: the call as the report shows it (its own fields serialise; the start time is private)
- * and the entry the layers note on. A class, not closures: with metrics on, every upstream call of
- * every request opens one.
+ * One line: the call and the entry the layers note on; the report names its fields
+ * (`call`). A class, not closures: with metrics on, every upstream call of every request opens one.
  */
-class Line implements LedgerCall, LedgerEntry {
+class Line implements LedgerEntry {
   status: number | null = null;
   source: LedgerSource = 'network';
   limiter?: string;
@@ -108,14 +119,23 @@ class Line implements LedgerCall, LedgerEntry {
   durationMs = 0;
   readonly method: string;
   readonly route: string;
-  readonly paths: readonly string[];
+  /** Kept for the report (one of the first {@link MAX_LEDGER_CALLS}), or only counted. */
+  readonly listed: boolean;
+  readonly #askers: FieldAskers | undefined;
   readonly #startedAt: number;
 
-  constructor(method: string, route: string, paths: string[] | undefined, startedAt: number) {
+  constructor(
+    method: string,
+    route: string,
+    askers: FieldAskers | undefined,
+    startedAt: number,
+    listed: boolean,
+  ) {
     this.method = method;
     this.route = route;
-    this.paths = paths ?? [];
+    this.#askers = askers;
     this.#startedAt = startedAt;
+    this.listed = listed;
   }
 
   attempted(status: number): void {
@@ -145,23 +165,53 @@ class Line implements LedgerCall, LedgerEntry {
       this.status = error.status;
     }
   }
+
+  /** The call as a report lists it, its paths named within the report's room. */
+  call(pathsOf: ReturnType<typeof pathsOfReport>): LedgerCall {
+    return {
+      method: this.method,
+      route: this.route,
+      status: this.status,
+      source: this.source,
+      ...(this.limiter === undefined ? {} : { limiter: this.limiter }),
+      attempts: this.attempts,
+      durationMs: this.durationMs,
+      ...pathsOf(this.#askers),
+    };
+  }
 }
 
 export function createUpstreamLedger(
   now: () => number = performance.now.bind(performance),
 ): UpstreamLedger {
   const lines: Line[] = [];
+  /** The calls past {@link MAX_LEDGER_CALLS}, counted as they settle. */
+  const unlisted = { upstream: 0, withoutUpstream: 0 };
   let open = 0;
   let allSettled: (() => void) | undefined;
+  const totals = () => {
+    let { upstream, withoutUpstream } = unlisted;
+    for (const line of lines) {
+      upstream += line.attempts;
+      if (line.attempts === 0) withoutUpstream += 1;
+    }
+    return { upstream, withoutUpstream };
+  };
   return {
     open(method, route) {
-      const line = new Line(method, route, fieldPath.getStore(), now());
-      lines.push(line);
+      const listed = lines.length < MAX_LEDGER_CALLS;
+      const line = new Line(method, route, fieldPath.getStore(), now(), listed);
+      if (listed) lines.push(line);
       open += 1;
       return line;
     },
     settle(entry, error) {
-      (entry as Line).settle(now(), error);
+      const line = entry as Line;
+      line.settle(now(), error);
+      if (!line.listed) {
+        unlisted.upstream += line.attempts;
+        if (line.attempts === 0) unlisted.withoutUpstream += 1;
+      }
       open -= 1;
       if (open === 0) allSettled?.();
     },
@@ -175,18 +225,10 @@ export function createUpstreamLedger(
         };
       });
     },
+    totals,
     report(budget) {
-      let upstream = 0;
-      let withoutUpstream = 0;
-      for (const line of lines) {
-        upstream += line.attempts;
-        if (line.attempts === 0) withoutUpstream += 1;
-      }
-      return {
-        calls: lines.slice(0, MAX_LEDGER_CALLS),
-        totals: { upstream, withoutUpstream },
-        budget,
-      };
+      const pathsOf = pathsOfReport();
+      return { calls: lines.map((line) => line.call(pathsOf)), totals: totals(), budget };
     },
   };
 }

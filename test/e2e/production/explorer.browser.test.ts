@@ -315,7 +315,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
         rows: ledger.calls.map((call: any) => ({
           method: call.method,
           route: call.route,
-          paths: call.paths.join(', '),
+          paths: [...call.paths, ...(call.morePaths ? [`+${call.morePaths} more`] : [])].join(', '),
           status: call.status === null ? '—' : String(call.status),
           source: call.limiter ? `${call.source} (${call.limiter})` : call.source,
           attempts: String(call.attempts),

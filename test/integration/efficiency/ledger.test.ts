@@ -5,6 +5,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { longAliasCertificates } from '../../support/long-alias-documents.ts';
+import {
+  MAX_LEDGER_PATH_BYTES,
+  MAX_PATH_CHARS,
+  MAX_PATHS_PER_CALL,
+} from '../../../src/upstream/ledger-field-paths.ts';
 import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.ts';
 
 const TRACE = { headers: { 'weft-trace': '1' } };
@@ -20,6 +26,7 @@ interface LedgerCall {
   attempts: number;
   durationMs: number;
   paths: string[];
+  morePaths?: number;
 }
 interface Ledger {
   calls: LedgerCall[];
@@ -183,6 +190,58 @@ describe('the upstream ledger', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-headers']).toContain('weft-trace');
+  });
+});
+
+/** A call's fields beside its paths: method, a route template, status, source, counts. */
+const ENTRY_BYTES_WITHOUT_PATHS = 256;
+
+describe('the size of a traced answer', () => {
+  // Issue 42: every alias is repeated in the path of each field under it, and a call asked for by
+  // 26 fields named them all — 1.3 MB of answer, 6 MB of ledger. The finding's document (30
+  // aliases, 32 KB: within the default limits), then the same limits spent on the ancestors' aliases.
+  const documents = {
+    finding: longAliasCertificates({ fields: 26, aliasChars: 1050 }),
+    'long ancestors': longAliasCertificates({ fields: 26, aliasChars: 12, ancestorChars: 7_800 }),
+  };
+
+  it('is bounded per call and per response whatever the aliases', async () => {
+    stack = await startStack();
+    for (const [name, document] of Object.entries(documents)) {
+      expect(Buffer.byteLength(document)).toBeLessThanOrEqual(32 * 1024);
+      const traced = await stack.gql(document, {}, TRACE);
+      expect(traced.body.errors).toBeUndefined();
+      // The same answer without its ledger (from the upstream cache).
+      const plain = await stack.gql(document);
+      expect(plain.body.data).toEqual(traced.body.data);
+      const added = Buffer.byteLength(traced.text) - Buffer.byteLength(plain.text);
+      const ledger = traced.body.extensions.upstream as Ledger;
+      console.log(
+        `${name}: answer ${Buffer.byteLength(plain.text)} bytes, traced ${Buffer.byteLength(traced.text)} (+${added}), ${ledger.calls.length} calls`,
+      );
+      expect(ledger.calls).toHaveLength(45);
+      let pathBytes = 0;
+      for (const call of ledger.calls) {
+        expect(call.paths.length).toBeLessThanOrEqual(MAX_PATHS_PER_CALL);
+        for (const path of call.paths) expect(path.length).toBeLessThanOrEqual(MAX_PATH_CHARS);
+        const bytes = call.paths.reduce((sum, path) => sum + Buffer.byteLength(path), 0);
+        pathBytes += bytes;
+        // Each entry: its own fields, then at most 8 paths (with their quotes and commas).
+        expect(Buffer.byteLength(JSON.stringify(call))).toBeLessThanOrEqual(
+          ENTRY_BYTES_WITHOUT_PATHS + bytes + 3 * call.paths.length,
+        );
+        // Every field that asked is counted once: named, or in `morePaths`.
+        const asked = call.route.endsWith('{certificateId}') ? 26 : 1;
+        expect(call.paths.length + (call.morePaths ?? 0)).toBe(asked);
+      }
+      expect(pathBytes).toBeLessThanOrEqual(MAX_LEDGER_PATH_BYTES);
+      // Per response: the entries, the path text of the whole report, the totals and budget.
+      expect(added).toBeLessThanOrEqual(
+        ledger.calls.length * (ENTRY_BYTES_WITHOUT_PATHS + 3 * MAX_PATHS_PER_CALL) +
+          MAX_LEDGER_PATH_BYTES +
+          512,
+      );
+    }
   });
 });
 

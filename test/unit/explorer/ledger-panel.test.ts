@@ -100,6 +100,24 @@ describe('reading the ledger', () => {
     expect(ledger.bound).toBe(41);
   });
 
+  it('names the fields a call lists, then how many more asked (`morePaths`)', () => {
+    const call = {
+      method: 'GET',
+      route: '/v2/customers/{customerId}/certificates/{certificateId}',
+      status: null,
+      source: 'cache',
+      attempts: 0,
+      durationMs: 0.2,
+      paths: ['certificateCustomer.certificates.edges.0.node.csr'],
+      morePaths: 25,
+    };
+    const ledger = readLedger({ extensions: { upstream: { calls: [call], totals: {} } } })!;
+    expect(ledger.calls).toEqual([call]);
+    expect(ledgerRows(ledger)[0]!.paths).toBe(
+      'certificateCustomer.certificates.edges.0.node.csr, +25 more',
+    );
+  });
+
   it('finds none without the extension, and drops entries that are not calls', () => {
     expect(readLedger({ data: {} })).toBeUndefined();
     expect(readLedger({ data: {}, extensions: { rateLimit: {} } })).toBeUndefined();

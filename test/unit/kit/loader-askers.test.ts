@@ -2,26 +2,59 @@
 import { describe, expect, it } from 'vitest';
 import { createKeyedLoader } from '../../../src/kit/keyed-loader.ts';
 import { fieldPath } from '../../../src/upstream/upstream-ledger.ts';
+import {
+  FieldAskers,
+  MAX_PATHS_PER_CALL,
+  pathText,
+  type FieldPath,
+} from '../../../src/upstream/ledger-field-paths.ts';
+
+/** `apps.<index>.status` as graphql-js builds it. */
+const statusOf = (index: number): FieldPath => ({
+  prev: { prev: { prev: undefined, key: 'apps' }, key: index },
+  key: 'status',
+});
+
+const named = (askers: FieldAskers | undefined) => askers && askers.paths.map(pathText);
 
 describe('a keyed loader in the ledger', () => {
   it("runs each key's fetch as made for the fields that asked for that key", async () => {
     const seen: Record<string, string[] | undefined> = {};
     const loader = createKeyedLoader(
       async (key: string) => {
-        // What the upstream layer reads when the call opens; the array may still grow.
-        seen[key] = fieldPath.getStore();
+        // What the upstream layer reads when the call opens.
+        seen[key] = named(fieldPath.getStore());
         await new Promise((resolve) => setImmediate(resolve));
         return key.toUpperCase();
       },
       (key) => key,
     );
     const results = await Promise.all([
-      fieldPath.run(['apps.0.status'], () => loader.load('a')),
-      fieldPath.run(['apps.1.status'], () => loader.load('b')),
-      fieldPath.run(['apps.2.status'], () => loader.load('a')),
+      fieldPath.run(FieldAskers.of(statusOf(0)), () => loader.load('a')),
+      fieldPath.run(FieldAskers.of(statusOf(1)), () => loader.load('b')),
+      fieldPath.run(FieldAskers.of(statusOf(2)), () => loader.load('a')),
     ]);
     expect(results).toEqual(['A', 'B', 'A']);
     expect(seen).toEqual({ a: ['apps.0.status', 'apps.2.status'], b: ['apps.1.status'] });
+  });
+
+  it('names each field once and counts the fields past the first few', async () => {
+    let asked: FieldAskers | undefined;
+    const loader = createKeyedLoader(
+      async (key: string) => {
+        asked = fieldPath.getStore();
+        return key;
+      },
+      (key) => key,
+    );
+    const fields = Array.from({ length: 30 }, (_, index) => FieldAskers.of(statusOf(index)));
+    // The first field asks three times (e.g. loadMany with the key twice): named once.
+    const asks = [fields[0]!, fields[0]!, ...fields, fields[0]!];
+    await Promise.all(asks.map((askers) => fieldPath.run(askers, () => loader.load('a'))));
+    expect(named(asked)).toEqual(
+      Array.from({ length: MAX_PATHS_PER_CALL }, (_, index) => `apps.${index}.status`),
+    );
+    expect(asked!.more).toBe(30 - MAX_PATHS_PER_CALL);
   });
 
   it('notes nothing when no field path is set (a request that does not list its ledger)', async () => {
