@@ -7,7 +7,7 @@
  * report lists are named in text, each path at most {@link MAX_PATH_CHARS} characters, and at most
  * {@link MAX_LEDGER_PATH_BYTES} bytes of paths per report. Without these bounds an alias is
  * repeated in every path under it: a 32 KB document of long aliases over 44 certificates made a
- * 6 MB ledger beside a 1.3 MB answer (issue 42), and 30 such requests ran the process out of heap.
+ * 6 MB ledger beside a 1.3 MB answer, and 30 such requests ran the process out of heap.
  */
 
 /** A field's place in the result, as graphql-js gives it (`info.path`): response keys, list indexes. */

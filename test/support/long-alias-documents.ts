@@ -1,5 +1,5 @@
 /**
- * Documents whose field paths are long (issue 42, "one tenant crashes the gateway with the
+ * Documents whose field paths are long ("one tenant crashes the gateway with the
  * ledger"): every alias is repeated in the path of every field under it, so a traced answer names
  * them again for each call each field asks for — the ledger grew to 6 MB beside a 1.3 MB answer.
  */

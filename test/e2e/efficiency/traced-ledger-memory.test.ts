@@ -1,5 +1,5 @@
 /**
- * Many traced requests of one tenant under the image's heap flags (issue 42, "one tenant crashes
+ * Many traced requests of one tenant under the image's heap flags ("one tenant crashes
  * the gateway with the ledger"): a gateway process started as production starts it
  * (`production-command.ts`: `--max-old-space-size=384 --max-semi-space-size=32`, its default
  * limits), the simulator here, the process's peak RSS read from /proc.

@@ -1,5 +1,5 @@
 /**
- * Issue 42, item 6: the gate for unproven tokens behind a balancer. Without `TRUST_PROXY` every
+ * The gate for unproven tokens behind a balancer. Without `TRUST_PROXY` every
  * client has the balancer's address (here, the test's own socket address); with `TRUST_PROXY=true`
  * each junk request may claim a new address in `X-Forwarded-For`. Either way:
  * - a never-seen tenant's first read and first mutation after 70 junk-token requests from its own

@@ -197,7 +197,7 @@ describe('the upstream ledger', () => {
 const ENTRY_BYTES_WITHOUT_PATHS = 256;
 
 describe('the size of a traced answer', () => {
-  // Issue 42: every alias is repeated in the path of each field under it, and a call asked for by
+  // Every alias is repeated in the path of each field under it, and a call asked for by
   // 26 fields named them all — 1.3 MB of answer, 6 MB of ledger. The finding's document (30
   // aliases, 32 KB: within the default limits), then the same limits spent on the ancestors' aliases.
   const documents = {

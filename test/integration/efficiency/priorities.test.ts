@@ -9,7 +9,7 @@
  * - visibility: `viewer.rateLimit`, the `RateLimit-*` headers and /metrics show the reserve, the
  *   refusals and the upstream 429s by priority; CORS lets a page send `Weft-Priority` and read
  *   `RateLimit-Write-Reserve`.
- * - the per-IP route classes (issue 42, item 7): in a tenant's share of a class the explorer and
+ * - the per-IP route classes: in a tenant's share of a class the explorer and
  *   background reads stop first, so the tenant's own screens still read.
  * With a window of 40 and the default reserve (0.1): reads leave 4 calls, polling 6, the explorer 8.
  */
