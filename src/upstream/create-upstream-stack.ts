@@ -21,6 +21,7 @@ import { cacheKinds, createCachePolicy } from './cache-policy.ts';
 import { createCachedUpstreamClient } from './cached-upstream-client.ts';
 import { createCrossReplicaFlight, type CrossReplicaFlight } from './cross-replica-flight.ts';
 import { createFallbackBucketStore } from './fallback-bucket-store.ts';
+import { createFallbackUpstreamCache } from './fallback-upstream-cache.ts';
 import { createTransport } from './http-transport.ts';
 import { createMemoryBucketStore } from './memory-bucket-store.ts';
 import { createRedisBucketStore } from './redis-bucket-store.ts';
@@ -125,14 +126,25 @@ export async function createUpstreamStack(
   if (config.UPSTREAM_CACHE === 'on') {
     const longestTtlMs = Math.max(...cacheKinds(routes).map((row) => row.ttlSec), 0) * 1000;
     const longestOverrideMs = Math.max(...config.CACHE_TTL_OVERRIDES.values(), 0) * 1000;
-    cache = createUpstreamCache({
-      store: redis
-        ? { type: 'redis', connection: redis, prefix: config.REDIS_KEY_PREFIX }
-        : { type: 'memory', maxBytes: config.CACHE_MAX_BYTES },
-      // A tag version must outlive every entry that may carry it.
-      tagTtlMs:
-        Math.max(longestTtlMs, longestOverrideMs) + config.CACHE_STALE_MAX_AGE_SEC * 1000 + 60_000,
-    });
+    // A tag version must outlive every entry that may carry it.
+    const tagTtlMs =
+      Math.max(longestTtlMs, longestOverrideMs) + config.CACHE_STALE_MAX_AGE_SEC * 1000 + 60_000;
+    const inMemory = () =>
+      createUpstreamCache({
+        store: { type: 'memory', maxBytes: config.CACHE_MAX_BYTES },
+        tagTtlMs,
+      });
+    cache = redis
+      ? createFallbackUpstreamCache({
+          shared: createUpstreamCache({
+            store: { type: 'redis', connection: redis, prefix: config.REDIS_KEY_PREFIX },
+            tagTtlMs,
+          }),
+          local: inMemory,
+          usable: () => redis.usable(),
+          logger: log,
+        })
+      : inMemory();
     // The shared cache is what the other replicas read a coalesced answer from.
     if (redis && config.UPSTREAM_CROSS_REPLICA_COALESCING === 'on') {
       acrossReplicas = createCrossReplicaFlight({

@@ -14,6 +14,8 @@ export interface RedisFallbackOptions {
   readonly onUp: string;
   /** Called once each time the store leaves Redis, before the local version first runs. */
   readonly leavingRedis?: () => void;
+  /** Called once each time Redis answers again after the store left it. */
+  readonly backOnRedis?: () => void;
 }
 
 export type RedisOrLocal = <T>(
@@ -31,6 +33,7 @@ export function createRedisFallback(options: RedisFallbackOptions): RedisOrLocal
         options.onDown,
       );
     } else if (!down && degraded) {
+      options.backOnRedis?.();
       options.logger.info(options.onUp);
     }
     degraded = down;
