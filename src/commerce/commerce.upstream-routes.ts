@@ -63,7 +63,13 @@ export const COMMERCE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit('com
   {
     method: 'GET',
     route: COMMERCE_ROUTES.transactions,
-    cache: cacheFor({ kind: 'transaction', ttlSec: 30, tags: transactionTags }),
+    cache: cacheFor({
+      kind: 'transaction',
+      ttlSec: 30,
+      tags: transactionTags,
+      // Dates a user picks: a page filtered by one is kept on its second sight only.
+      freeFilters: ['updatedAtAfter', 'updatedAtBefore'],
+    }),
     redact: redactTransactionPage,
   },
   {

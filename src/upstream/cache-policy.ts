@@ -32,6 +32,11 @@ export interface CacheRule {
   /** The TTL of one answer, from the kind's TTL (e.g. 0 for a state still moving). */
   readonly ttlOf?: (data: unknown, ttlSec: number) => number;
   readonly tags: (call: CallParts) => readonly string[];
+  /**
+   * Query parameters whose value the client picks from an unbounded set (a date it types): a call
+   * carrying one is stored only on its key's second sight (`second-sight-admission.ts`).
+   */
+  readonly freeFilters?: readonly string[];
 }
 
 export type Tagger = (call: CallParts) => readonly string[];
@@ -51,6 +56,8 @@ export type CacheDecision =
       readonly ttlSec: number;
       readonly ttlOf: ((data: unknown, ttlSec: number) => number) | undefined;
       readonly tags: readonly string[];
+      /** The call carries one of its rule's free filters: stored only on its key's second sight. */
+      readonly freeFilter: boolean;
     }
   | { readonly type: 'invalidate'; readonly tags: readonly string[] }
   | { readonly type: 'pass' };
@@ -167,6 +174,7 @@ export function createCachePolicy(
     ttlSec: ttlOfKind(rule),
     ttlOf: rule.ttlOf,
     tags: rule.tags(parts),
+    freeFilter: rule.freeFilters?.some((name) => parts.query[name] != null) ?? false,
   });
   return {
     decide(call, policy) {

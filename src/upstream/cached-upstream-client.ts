@@ -2,7 +2,9 @@
  * The cache and singleflight layers of the upstream client (their place among the others:
  * `create-upstream-stack.ts`). Per call, the route's declared policy (`cache-policy.ts`) decides:
  * - cacheable read: a fresh entry answers without an upstream call; otherwise one call per key is in
- *   flight at a time (singleflight) and its answer is stored. With a cross-replica flight (Redis),
+ *   flight at a time (singleflight) and its answer is stored — when the call carries a free filter
+ *   (a date the client picks), only on its key's second sight (`second-sight-admission.ts`); the
+ *   first answer is still replayable by the whole-response cache. With a cross-replica flight (Redis),
  *   that one call is also the only one among the replicas (`cross-replica-flight.ts`): the others
  *   read the answer it stored. When that call fails with a 5xx, a 429,
  *   a network error or a timeout, the token bucket is empty or the circuit is open, an entry no older than
@@ -20,6 +22,7 @@ import type { CrossReplicaFlight } from './cross-replica-flight.ts';
 import { wasNotSent } from './http-transport.ts';
 import type { StaleReason } from './request-facts.ts';
 import type { CachedAnswer, CacheLookup, UpstreamCache } from './upstream-cache.ts';
+import type { SecondSightAdmission } from './second-sight-admission.ts';
 import type { Singleflight } from './singleflight.ts';
 import type { UpstreamResponse } from './upstream-call.ts';
 import type { UpstreamClient } from './upstream-client.ts';
@@ -41,6 +44,11 @@ export interface CachedUpstreamClientOptions {
   readonly now?: () => number;
   /** Told the result of every cacheable lookup (metrics). */
   readonly onLookup?: (result: 'hit' | 'miss' | 'stale') => void;
+  /**
+   * Stores an answer to a call with a free filter only on its key's second sight (absent: every
+   * answer is stored). Only worth it where the whole-response cache answers a repeated screen.
+   */
+  readonly admission?: SecondSightAdmission | undefined;
 }
 
 /** Response headers worth keeping with an entry (not the budget, not per-response plumbing). */
@@ -108,10 +116,17 @@ function abortable<T>(shared: Promise<T>, signal: AbortSignal | undefined): Prom
   });
 }
 
+/** What a response that used an answer may be replayed on: its tags' versions and freshness. */
+type Validity = Pick<CachedAnswer, 'tags' | 'freshUntil'>;
+
 /** An upstream answer, and the cache entry it became (when it was stored). */
 interface Fetched<T> {
   readonly response: UpstreamResponse<T>;
-  readonly stored: CachedAnswer | undefined;
+  /**
+   * The entry it became, or — not admitted yet (second-sight rule) — what it would have been valid
+   * for; undefined when it may not be replayed at all.
+   */
+  readonly stored: Validity | undefined;
   /** Whether the store succeeded (other replicas can read it). */
   readonly persisted?: boolean;
   /** Whether another replica's call answered (read from the shared cache). */
@@ -143,12 +158,17 @@ export function createCachedUpstreamClient(
     decision: Extract<CacheDecision, { type: 'cache' }>,
     key: string,
     lookup: CacheLookup | undefined,
+    admitted: boolean,
   ): Promise<Fetched<T>> {
     const startedAt = now();
     const response = await inner.request<T>(call);
     const { data } = response;
     const ttlSec = decision.ttlOf ? decision.ttlOf(data, decision.ttlSec) : decision.ttlSec;
     // Without the tag versions read before the call, validity could not be checked: store nothing.
+    if (lookup && ttlSec > 0 && !admitted) {
+      // First sight of a free filter: not kept, but as valid as if it were (a replay may use it).
+      return { response, stored: { tags: lookup.versions, freshUntil: startedAt + ttlSec * 1000 } };
+    }
     if (lookup && ttlSec > 0) {
       const answer: CachedAnswer = {
         status: response.status,
@@ -179,10 +199,12 @@ export function createCachedUpstreamClient(
     decision: Extract<CacheDecision, { type: 'cache' }>,
     key: string,
     lookup: CacheLookup | undefined,
+    admitted: boolean,
   ): Promise<Fetched<T>> {
     const { acrossReplicas } = options;
-    if (!acrossReplicas || !lookup || call.fresh) {
-      return fetchAndStore<T>(call, decision, key, lookup);
+    // Not admitted, the answer is not stored: another replica would wait for nothing to read.
+    if (!acrossReplicas || !lookup || call.fresh || !admitted) {
+      return fetchAndStore<T>(call, decision, key, lookup, admitted);
     }
     const { value } = await acrossReplicas.run<Fetched<T>>({
       credentialId: call.credential.id,
@@ -190,7 +212,7 @@ export function createCachedUpstreamClient(
       deadlineMs: call.deadlineMs ?? options.deadlineMs ?? 10_000,
       fetch: async (deadlineMs) => {
         const own = { ...call, deadlineMs };
-        const fetched = await fetchAndStore<T>(own, decision, key, lookup);
+        const fetched = await fetchAndStore<T>(own, decision, key, lookup, true);
         return { value: fetched, stored: fetched.persisted === true };
       },
       reread: async () => {
@@ -222,6 +244,10 @@ export function createCachedUpstreamClient(
       return answerOf<T>(entry);
     }
     options.onLookup?.('miss');
+    // Every miss counts as a sight, a joiner's too; the call that fetches decides by its own. A key
+    // with an entry (stale) was admitted before.
+    const admitted =
+      !decision.freeFilter || entry !== undefined || options.admission?.seenBefore(key) !== false;
     let led = false;
     try {
       const { response, stored, fromPeer } = await abortable(
@@ -229,7 +255,7 @@ export function createCachedUpstreamClient(
           key,
           (unwanted) => {
             led = true;
-            return fetchOnce<T>(shareable(call, unwanted), decision, key, lookup);
+            return fetchOnce<T>(shareable(call, unwanted), decision, key, lookup, admitted);
           },
           call.unwanted,
         ),

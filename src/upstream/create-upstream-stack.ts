@@ -30,6 +30,7 @@ import { createUpstreamCache, type UpstreamCache } from './upstream-cache.ts';
 import { assembleLayers, type UpstreamLayer } from './upstream-layers.ts';
 import { createRouteLookup } from './route-lookup.ts';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
+import { createSecondSightAdmission } from './second-sight-admission.ts';
 import { createSingleflight } from './singleflight.ts';
 import { createTokenBucketLimiter, type BucketStore } from './token-bucket.ts';
 import { createUpstreamClient, type UpstreamClient } from './upstream-client.ts';
@@ -179,6 +180,9 @@ export async function createUpstreamStack(
                 staleMaxAgeMs: config.CACHE_STALE_MAX_AGE_SEC * 1000,
                 logger: log,
                 onLookup: (result) => metrics?.cacheLookup(result),
+                // The whole-response cache answers a repeated screen whose free-filter page was
+                // not kept; without it, the page is kept on first sight.
+                admission: config.RESPONSE_CACHE ? createSecondSightAdmission() : undefined,
               }),
           } satisfies UpstreamLayer,
         ]

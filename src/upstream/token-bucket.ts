@@ -25,7 +25,6 @@
  * answer it from a stale value.
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
 import type { BudgetSnapshot, BudgetTracker } from './budget-tracker.ts';
@@ -364,11 +363,32 @@ let tickets = 0;
 export const newTicket = (): string =>
   `${TICKET_PREFIX}${(tickets = (tickets + 1) % Number.MAX_SAFE_INTEGER).toString(36)}`;
 
+/**
+ * Sleeps `ms`, or until `signal` aborts. By hand rather than `timers/promises`, whose abort creates
+ * an `AbortError` (a stack trace) for every wait another event ended: under load most waits in a
+ * send window end that way.
+ */
+function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Why a wait's own timer is stopped: given, so that no `DOMException` is made for each wait. */
+const WAIT_OVER = 'wait over';
+
 export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLimiter {
   const now = options.now ?? Date.now;
-  const sleep =
-    options.sleep ??
-    ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined));
+  const sleep = options.sleep ?? sleepUnless;
   const { store } = options;
   const line = createWindowQueue();
 
@@ -401,7 +421,7 @@ export function createTokenBucketLimiter(options: LimiterOptions): TokenBucketLi
           abort.aborted.then(() => false),
           ...(early ? [early.then(() => !signal?.aborted)] : []),
         ]);
-        timer.abort();
+        timer.abort(WAIT_OVER);
         // Not a refusal: the call leaves the line because nobody waits for it.
         if (unwanted?.aborted) throw clientGone();
         if (!slept) throw refusal();

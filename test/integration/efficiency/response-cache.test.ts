@@ -96,11 +96,63 @@ describe('whole-response cache', () => {
     }
   });
 
-  it('is off with RESPONSE_CACHE=false', async () => {
+  describe('a page filtered by a date the client picks (kept on its second sight)', () => {
+    const STORE = '11111111-1111-4111-8111-111111111111';
+    const TRANSACTIONS = '/v2/commerce/stores/{storeId}/transactions';
+    const PAGE = `query Page($storeId: ID!, $after: String) { store(storeId: $storeId) {
+      transactions(first: 5, filter: { updatedAtAfter: $after }) { edges { node { transactionId status } } } } }`;
+    const OTHER_SCREEN = `query Other($storeId: ID!, $after: String) { store(storeId: $storeId) {
+      transactions(first: 5, filter: { updatedAtAfter: $after }) { edges { node { transactionId amount { amount } } } } } }`;
+
+    it('answers the same screen twice with one upstream call: the repeat is a replay', async () => {
+      const variables = { storeId: STORE, after: '2026-01-02T00:00:00Z' };
+      const first = await stack.gql(PAGE, variables);
+      expect(first.body.errors).toBeUndefined();
+      expect(await stack.upstreamCalls(`GET ${TRANSACTIONS}`)).toBe(1);
+      const again = await stack.gql(PAGE, variables);
+      expect(again.headers[REPLAY_HEADER]).toBe('hit');
+      expect(again.body).toEqual({ data: first.body.data });
+      expect(await stack.upstreamCalls(`GET ${TRANSACTIONS}`)).toBe(1);
+    });
+
+    it('keeps the page for other screens only once it is read a second time', async () => {
+      const variables = { storeId: STORE, after: '2026-01-03T00:00:00Z' };
+      await stack.gql(PAGE, variables);
+      // Another screen over the same filtered page: the first sight kept no page, so it is read again…
+      await stack.gql(OTHER_SCREEN, variables);
+      expect(await stack.upstreamCalls(`GET ${TRANSACTIONS}`)).toBe(2);
+      // …and kept: a third screen over it costs nothing upstream.
+      const third = await stack.gql(
+        PAGE.replace('transactionId status', 'transactionId createdAt'),
+        variables,
+      );
+      expect(third.body.errors).toBeUndefined();
+      expect(await stack.upstreamCalls(`GET ${TRANSACTIONS}`)).toBe(2);
+    });
+
+    it('keeps an unfiltered page on its first sight, as any other read', async () => {
+      await stack.gql(PAGE, { storeId: STORE });
+      await stack.gql(OTHER_SCREEN, { storeId: STORE });
+      expect(await stack.upstreamCalls(`GET ${TRANSACTIONS}`)).toBe(1);
+    });
+  });
+
+  it('is off with RESPONSE_CACHE=false, and then a filtered page is kept on its first sight', async () => {
     const off = await startStack({ env: { RESPONSE_CACHE: 'false' } });
     try {
       await off.gql(DETAIL, { id: 'cert-0007' });
       expect((await off.gql(DETAIL, { id: 'cert-0007' })).headers[REPLAY_HEADER]).toBeUndefined();
+      // Nothing would replay the repeat of a screen over a filtered page: the page itself is kept.
+      const screen = `query Page($storeId: ID!, $after: String) { store(storeId: $storeId) {
+        transactions(first: 5, filter: { updatedAtAfter: $after }) { edges { node { transactionId } } } } }`;
+      const variables = {
+        storeId: '11111111-1111-4111-8111-111111111111',
+        after: '2026-01-04T00:00:00Z',
+      };
+      await off.resetCounts();
+      await off.gql(screen, variables);
+      await off.gql(screen, variables);
+      expect(await off.upstreamCalls('GET /v2/commerce/stores/{storeId}/transactions')).toBe(1);
     } finally {
       await off.close();
     }

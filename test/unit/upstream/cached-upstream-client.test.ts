@@ -16,6 +16,10 @@ import { createRouteLookup } from '../../../src/upstream/route-lookup.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import { createRequestFacts } from '../../../src/upstream/request-facts.ts';
 import { createUpstreamCache } from '../../../src/upstream/upstream-cache.ts';
+import {
+  createSecondSightAdmission,
+  type SecondSightAdmission,
+} from '../../../src/upstream/second-sight-admission.ts';
 import { createSingleflight } from '../../../src/upstream/singleflight.ts';
 import type { UpstreamCall, UpstreamResponse } from '../../../src/upstream/upstream-call.ts';
 import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
@@ -33,7 +37,10 @@ const APP = '/v1/hosting/nodejs/apps/{appId}';
 
 type Answer = (call: UpstreamCall) => Promise<unknown>;
 
-function setup(answer: Answer = async (call) => ({ appId: call.params?.appId, n: Math.random() })) {
+function setup(
+  answer: Answer = async (call) => ({ appId: call.params?.appId, n: Math.random() }),
+  extra: { admission?: SecondSightAdmission } = {},
+) {
   let clock = 1_000_000;
   const calls: UpstreamCall[] = [];
   const inner: UpstreamClient = {
@@ -58,6 +65,7 @@ function setup(answer: Answer = async (call) => ({ appId: call.params?.appId, n:
       staleMaxAgeMs: 60_000,
       logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
       now: () => clock,
+      ...extra,
     }),
     routes,
   );
@@ -320,6 +328,79 @@ describe('cached upstream client', () => {
     await expect(aborted).rejects.toThrow('unsubscribed');
     release();
     await expect(other).resolves.toMatchObject({ data: { appId: 'a1' } });
+  });
+});
+
+describe('cached upstream client: a page with a free filter is kept on its second sight', () => {
+  const STORE = '11111111-1111-4111-8111-111111111111';
+  const readTransactions = (query: Record<string, string>, facts = createRequestFacts()) =>
+    ({
+      method: 'GET',
+      route: '/v2/commerce/stores/{storeId}/transactions',
+      params: { storeId: STORE },
+      query: { page: '1', pageSize: '10', ...query },
+      credential: alice,
+      scope: { credential: alice, requestId: 'r', facts },
+    }) satisfies UpstreamCall;
+  const page = async () => ({ items: [], n: Math.random() });
+
+  it('does not store the first answer, stores the second, then answers from the cache', async () => {
+    const { client, calls } = setup(page, { admission: createSecondSightAdmission() });
+    const filtered = { updatedAtAfter: '2026-01-05T00:00:00Z' };
+    await client.request(readTransactions(filtered));
+    await client.request(readTransactions(filtered));
+    expect(calls).toHaveLength(2);
+    const third = await client.request(readTransactions(filtered));
+    expect(calls).toHaveLength(2);
+    // The third is the stored second answer.
+    expect(third.data).toEqual((await client.request(readTransactions(filtered))).data);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('leaves the first answer replayable, valid as long as a stored one would be', async () => {
+    const { client } = setup(page, { admission: createSecondSightAdmission() });
+    const facts = createRequestFacts();
+    await client.request(readTransactions({ updatedAtBefore: '2026-01-06T00:00:00Z' }, facts));
+    expect(facts.replayability).toEqual({
+      cacheable: true,
+      tags: { [`transactions:${STORE}`]: '0' },
+      freshUntil: 1_000_000 + 30_000, // transaction TTL: 30 s from the call's start
+    });
+  });
+
+  it('stores a page without a free filter on its first sight', async () => {
+    const { client, calls } = setup(page, { admission: createSecondSightAdmission() });
+    await client.request(readTransactions({}));
+    await client.request(readTransactions({}));
+    expect(calls).toHaveLength(1);
+  });
+
+  it('stores every answer on its first sight without an admission rule', async () => {
+    const { client, calls } = setup(page);
+    const filtered = { updatedAtAfter: '2026-01-07T00:00:00Z' };
+    await client.request(readTransactions(filtered));
+    await client.request(readTransactions(filtered));
+    expect(calls).toHaveLength(1);
+  });
+});
+
+describe('second-sight admission', () => {
+  it('answers false on a key’s first sight and true from its second on, per key', () => {
+    const admission = createSecondSightAdmission();
+    expect(admission.seenBefore('cred:transaction:aaaa')).toBe(false);
+    expect(admission.seenBefore('cred:transaction:bbbb')).toBe(false);
+    expect(admission.seenBefore('cred:transaction:aaaa')).toBe(true);
+    expect(admission.seenBefore('cred:transaction:aaaa')).toBe(true);
+    expect(admission.seenBefore('cred:transaction:bbbb')).toBe(true);
+  });
+
+  it('remembers a bounded number of keys: the oldest are forgotten, never an error', () => {
+    const admission = createSecondSightAdmission();
+    admission.seenBefore('first');
+    // Far more keys than the table holds: each takes some slot, so "first" loses its own.
+    for (let i = 0; i < 200_000; i += 1) admission.seenBefore(`key-${i}`);
+    expect(admission.seenBefore('first')).toBe(false);
+    expect(admission.seenBefore('first')).toBe(true);
   });
 });
 
