@@ -91,21 +91,34 @@ export interface CardSummary {
 export interface RedactedTransaction {
   readonly record: Readonly<Record<string, unknown>>;
   readonly card: CardSummary | null;
+  /**
+   * The redacted record as the upstream stack holds it (the card number truncated, not removed):
+   * for reading its other fields without copying it; only `record` and `card` show the card.
+   */
+  readonly fields: Readonly<Record<string, unknown>>;
 }
 
 type JsonObject = Record<string, unknown>;
 
-/** A child by name, case-insensitively (the key as the record spells it, too). */
-function child(object: JsonObject, name: string): { key: string; value: unknown } | undefined {
-  if (name in object) return { key: name, value: object[name] };
-  const lower = name.toLowerCase();
-  const key = Object.keys(object).find((candidate) => candidate.toLowerCase() === lower);
-  return key === undefined ? undefined : { key, value: object[key] };
+/**
+ * The key a child goes by, matched case-insensitively (as the record spells it), or undefined. A key
+ * rather than a `{ key, value }` pair: it runs several times per record of every page, and the pairs
+ * were garbage.
+ */
+function keyOf(object: JsonObject, name: string): string | undefined {
+  if (name in object) return name;
+  const lower = lowerCase(name);
+  for (const candidate in object) if (lowerCase(candidate) === lower) return candidate;
+  return undefined;
 }
 
 const valueAt = (object: unknown, path: readonly string[]): unknown => {
   let current = object;
-  for (const name of path) current = isRecord(current) ? child(current, name)?.value : undefined;
+  for (const name of path) {
+    if (!isRecord(current)) return undefined;
+    const key = keyOf(current, name);
+    current = key === undefined ? undefined : current[key];
+  }
   return current;
 };
 
@@ -134,77 +147,84 @@ function echoCandidatesIn(value: unknown, into: string[]): void {
   } else if (Array.isArray(value)) {
     for (const item of value) echoCandidatesIn(item, into);
   } else if (isRecord(value)) {
-    for (const key of Object.keys(value)) echoCandidatesIn(value[key], into);
+    // for…in: no array of keys per object (a parsed JSON object has no inherited enumerables).
+    for (const key in value) echoCandidatesIn(value[key], into);
   }
 }
 
-/** A string of the record, where it sits (to replace it) and where it lies in the joined text. */
-interface StringSlot {
-  readonly value: string;
-  readonly holder: Record<string | number, unknown>;
-  readonly key: string | number;
-  readonly start: number;
-  readonly end: number;
+/** Whether a string of the record is one an echo is searched in (long enough, not redacted yet). */
+const searched = (item: string, minLength: number): boolean =>
+  item.length >= minLength && item !== REDACTED;
+
+/** Every searched string inside a value, in order (`into` is reused from record to record). */
+function collectSearched(value: unknown, minLength: number, into: string[]): void {
+  if (typeof value === 'string') {
+    if (searched(value, minLength)) into.push(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) collectSearched(item, minLength, into);
+  } else if (isRecord(value)) {
+    for (const name in value) collectSearched(value[name], minLength, into);
+  }
 }
 
-/** Every string of the record at least `minLength` long (and not already REDACTED), in order. */
-function longStringSlots(record: JsonObject, minLength: number): StringSlot[] {
-  const slots: StringSlot[] = [];
-  let offset = 0;
-  const visit = (holder: StringSlot['holder'], key: string | number, item: unknown): void => {
-    if (typeof item === 'string') {
-      if (item.length >= minLength && item !== REDACTED) {
-        slots.push({ value: item, holder, key, start: offset, end: offset + item.length });
-        offset += item.length + 1;
+/** The searched strings of the record being redacted. */
+const searchedScratch: string[] = [];
+
+/** Whether a searched string holds one of the echoes. */
+function holdsEcho(item: string, echoes: readonly string[]): boolean {
+  for (const echo of echoes) if (item.includes(echo)) return true;
+  return false;
+}
+
+/** Replaces, in place, every searched string inside an object or array that holds an echo. */
+function replaceEchoing(
+  holder: Record<string | number, unknown>,
+  minLength: number,
+  echoes: readonly string[],
+): void {
+  if (Array.isArray(holder)) {
+    for (let i = 0; i < holder.length; i += 1) {
+      const item: unknown = holder[i];
+      if (typeof item === 'string') {
+        if (searched(item, minLength) && holdsEcho(item, echoes)) holder[i] = REDACTED;
+      } else if (item !== null && typeof item === 'object') {
+        replaceEchoing(item as Record<string | number, unknown>, minLength, echoes);
       }
-    } else if (Array.isArray(item)) {
-      for (let i = 0; i < item.length; i += 1)
-        visit(item as unknown as StringSlot['holder'], i, item[i]);
-    } else if (isRecord(item)) {
-      // for…in: no array of keys per object (a parsed JSON object has no inherited enumerables).
-      for (const name in item) visit(item, name, item[name]);
     }
-  };
-  for (const name in record) visit(record, name, record[name]);
-  return slots;
-}
-
-/** The slot holding text position `position` (slots are in order of `start`). */
-function slotAt(slots: readonly StringSlot[], position: number): StringSlot {
-  let low = 0;
-  let high = slots.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (slots[middle]!.start <= position) low = middle;
-    else high = middle - 1;
+    return;
   }
-  return slots[low]!;
+  for (const name in holder) {
+    const item = holder[name];
+    if (typeof item === 'string') {
+      if (searched(item, minLength) && holdsEcho(item, echoes)) holder[name] = REDACTED;
+    } else if (item !== null && typeof item === 'object') {
+      replaceEchoing(item as Record<string | number, unknown>, minLength, echoes);
+    }
+  }
 }
 
 /**
- * Replaces, in place, every string of the record that contains a removed value. One walk collects
- * the long strings and joins them (a NUL between two); then one search per echo runs over that
- * text, and each match names the string it lies in. One search per echo and string, or a second
- * walk to replace, was most of a page's redaction.
+ * Replaces, in place, every string of the record that contains a removed value. The long strings
+ * are joined into one text (a NUL between two) and each echo searched for once in it; only when one
+ * is found — almost never — does a second walk find the strings holding it. No object per string:
+ * one per string (where it lay, to replace it) was most of a page's redaction.
  */
 function scrubEchoes(record: JsonObject, echoes: readonly string[]): void {
-  const slots = longStringSlots(record, Math.min(...echoes.map((echo) => echo.length)));
-  if (slots.length === 0) return;
-  const text = slots.map((slot) => slot.value).join('\u0000');
-  const echoing = new Set<StringSlot>();
-  for (const secret of echoes) {
-    for (let at = text.indexOf(secret); at !== -1;) {
-      const slot = slotAt(slots, at);
-      // A match across two strings (an echo holding a NUL) is no echo: search on past its start.
-      if (at + secret.length <= slot.end) {
-        echoing.add(slot);
-        at = text.indexOf(secret, slot.end + 1);
-      } else {
-        at = text.indexOf(secret, at + 1);
-      }
+  let minLength = Infinity;
+  for (const echo of echoes) minLength = Math.min(minLength, echo.length);
+  const strings = searchedScratch;
+  strings.length = 0;
+  collectSearched(record, minLength, strings);
+  // Joined once (one flat copy), searched once per echo.
+  const text = strings.join('\u0000');
+  strings.length = 0;
+  for (const echo of echoes) {
+    // A match across two strings (an echo holding a NUL) is no echo: the second walk tells.
+    if (text.includes(echo)) {
+      replaceEchoing(record, minLength, echoes);
+      return;
     }
   }
-  for (const slot of echoing) slot.holder[slot.key] = REDACTED;
 }
 
 /** Card numbers and track data are written with spaces or dashes as often as without. */
@@ -231,7 +251,7 @@ function echoesOf(removed: readonly string[]): string[] {
 
 /** Redacts, in place, every leaf of a card object that is not kept; remembers what went. */
 function redactCard(object: JsonObject, kept: KeptShape, removed: string[]): void {
-  for (const key of Object.keys(object)) {
+  for (const key in object) {
     const value = object[key];
     if (value === null || value === undefined) continue;
     const rule = kept.get(lowerCase(key));
@@ -256,30 +276,41 @@ function redactCard(object: JsonObject, kept: KeptShape, removed: string[]): voi
   }
 }
 
+/**
+ * What one record's redaction removed: reused from record to record (a redaction runs to its end
+ * synchronously), not one array per record.
+ */
+const removedScratch: string[] = [];
+
 /** Redacts one transaction record in place. */
 function redactRecord(record: JsonObject): void {
-  const removed: string[] = [];
+  const removed = removedScratch;
+  removed.length = 0;
   for (const [parentName, name] of CARD_OBJECTS) {
     const parent = valueAt(record, [parentName]);
-    const card = isRecord(parent) ? child(parent, name) : undefined;
-    if (!isRecord(parent) || card === undefined || card.value === null) continue;
-    if (isRecord(card.value)) {
-      redactCard(card.value, KEPT_IN_CARD_OBJECTS.get(name.toLowerCase())!, removed);
-    } else if (card.value !== undefined) {
-      echoCandidatesIn(card.value, removed);
-      parent[card.key] = REDACTED;
+    if (!isRecord(parent)) continue;
+    const key = keyOf(parent, name);
+    const card = key === undefined ? undefined : parent[key];
+    if (key === undefined || card === null) continue;
+    if (isRecord(card)) {
+      redactCard(card, KEPT_IN_CARD_OBJECTS.get(lowerCase(name))!, removed);
+    } else if (card !== undefined) {
+      echoCandidatesIn(card, removed);
+      parent[key] = REDACTED;
     }
   }
   for (const [parentName, name] of DENIED_ELSEWHERE) {
     const parent = valueAt(record, [parentName]);
-    const target = isRecord(parent) ? child(parent, name) : undefined;
-    if (!isRecord(parent) || target === undefined || target.value == null) continue;
-    echoCandidatesIn(target.value, removed);
-    parent[target.key] = REDACTED;
+    if (!isRecord(parent)) continue;
+    const key = keyOf(parent, name);
+    if (key === undefined || parent[key] == null) continue;
+    echoCandidatesIn(parent[key], removed);
+    parent[key] = REDACTED;
   }
   if (removed.length > 0) {
     scrubEchoes(record, echoesOf(removed));
   }
+  removed.length = 0;
 }
 
 /** The transaction list route's redaction: every record of `items`, in place. */
@@ -311,28 +342,52 @@ function cardSummary(record: JsonObject): CardSummary | null {
   };
 }
 
+/** The `raw` view of a redacted record: the truncated number too reads {@link REDACTED}. */
+function rawView(redacted: JsonObject): JsonObject {
+  const fundingKey = keyOf(redacted, 'fundingSource');
+  const funding = fundingKey === undefined ? undefined : redacted[fundingKey];
+  if (fundingKey === undefined || !isRecord(funding)) return redacted;
+  const detailKey = keyOf(funding, 'cardDetail');
+  const detail = detailKey === undefined ? undefined : funding[detailKey];
+  if (detailKey === undefined || !isRecord(detail)) return redacted;
+  const numberKey = keyOf(detail, 'number');
+  if (numberKey === undefined || detail[numberKey] == null) return redacted;
+  return {
+    ...redacted,
+    [fundingKey]: { ...funding, [detailKey]: { ...detail, [numberKey]: REDACTED } },
+  };
+}
+
+/**
+ * A transaction as the graph shows it, worked out when first read: most screens select neither the
+ * card nor `raw`, and a page's ten copies and summaries were garbage on every read.
+ */
+class ShownTransaction implements RedactedTransaction {
+  readonly fields: JsonObject;
+  #record: JsonObject | undefined;
+  #card: CardSummary | null | undefined;
+
+  constructor(redacted: JsonObject) {
+    this.fields = redacted;
+  }
+
+  get record(): JsonObject {
+    return (this.#record ??= rawView(this.fields));
+  }
+
+  get card(): CardSummary | null {
+    if (this.#card === undefined) this.#card = cardSummary(this.fields);
+    return this.#card;
+  }
+}
+
 /**
  * A redacted record (one {@link redactTransactionPage} has seen) as the graph shows it: its card summary,
  * and a `raw` view in which even the truncated number reads {@link REDACTED} (copied along that
- * path only; the cached record is not changed).
+ * path only; the cached record is not changed). Both are worked out on first read.
  */
 export function presentTransaction(redacted: unknown): RedactedTransaction {
-  if (!isRecord(redacted)) return { record: {}, card: null };
-  const card = cardSummary(redacted);
-  const funding = child(redacted, 'fundingSource');
-  const detail = isRecord(funding?.value) ? child(funding.value, 'cardDetail') : undefined;
-  const number = isRecord(detail?.value) ? child(detail.value, 'number') : undefined;
-  if (!funding || !detail || !number || number.value === null || number.value === undefined) {
-    return { record: redacted, card };
-  }
-  const record = {
-    ...redacted,
-    [funding.key]: {
-      ...(funding.value as JsonObject),
-      [detail.key]: { ...(detail.value as JsonObject), [number.key]: REDACTED },
-    },
-  };
-  return { record, card };
+  return new ShownTransaction(isRecord(redacted) ? redacted : {});
 }
 
 /** Redaction and presentation of one upstream record, on a copy (for callers outside the stack). */

@@ -80,7 +80,7 @@ async function loadTransactions(
             transactionIds: chunk,
           });
           for (const item of page.items) {
-            const id = idOf(item.record, 'transactionId');
+            const id = idOf(item.fields, 'transactionId');
             if (id !== undefined) found.set(pair(storeId, id.toLowerCase()), item);
           }
         } catch (error) {

@@ -3,7 +3,7 @@
  * The document shows the transaction record; store, channel and customer records are "not shown", so
  * their parents keep the record whole for `raw` plus the ids the gateway can name.
  */
-import type { CardSummary, RedactedTransaction } from './card-redaction.ts';
+import type { RedactedTransaction } from './card-redaction.ts';
 import { isRecord } from '../kit/is-record.ts';
 
 type JsonObject = Readonly<Record<string, unknown>>;
@@ -32,13 +32,16 @@ export interface StoreCustomerParent {
   readonly raw: JsonObject;
 }
 
-/** Parent of `Transaction`: an already redacted record (card-redaction.ts) and its card. */
+/**
+ * Parent of `Transaction`: an already redacted record (card-redaction.ts). Its fields are read from
+ * `fields`; the card summary and the `raw` view come from `shown`, worked out only when selected.
+ */
 export interface TransactionParent {
   readonly __typename: 'Transaction';
   readonly storeId: string;
   readonly transactionId: string;
-  readonly record: JsonObject;
-  readonly card: CardSummary | null;
+  readonly fields: JsonObject;
+  readonly shown: RedactedTransaction;
 }
 
 export const toStore = (storeId: string): StoreParent => ({ __typename: 'Store', storeId });
@@ -70,15 +73,15 @@ export function toTransaction(
   redacted: RedactedTransaction,
   storeId: string,
 ): TransactionParent | null {
-  const transactionId = str(redacted.record.transactionId);
+  const transactionId = str(redacted.fields.transactionId);
   return transactionId === null
     ? null
     : {
         __typename: 'Transaction',
-        storeId: str(redacted.record.storeId) ?? storeId,
+        storeId: str(redacted.fields.storeId) ?? storeId,
         transactionId,
-        record: redacted.record,
-        card: redacted.card,
+        fields: redacted.fields,
+        shown: redacted,
       };
 }
 

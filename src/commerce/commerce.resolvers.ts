@@ -142,32 +142,32 @@ export const commerceResolvers: Resolvers = {
     id: (parent) => encodeGlobalId('Transaction', parent.storeId, parent.transactionId),
     transactionId: (parent) => parent.transactionId,
     storeId: (parent) => parent.storeId,
-    transactionRefNum: (parent) => str(parent.record.transactionRefNum),
-    type: (parent) => str(parent.record.type),
-    status: (parent) => str(parent.record.status),
-    amount: (parent) => toMoney(parent.record.amount),
-    amountType: (parent) => str(field(parent.record, 'amount', 'amountType')),
-    card: (parent) => parent.card,
-    fundingSourceType: (parent) => str(field(parent.record, 'fundingSource', 'sourceType')),
-    channelId: (parent) => str(field(parent.record, 'context', 'channelId')),
+    transactionRefNum: (parent) => str(parent.fields.transactionRefNum),
+    type: (parent) => str(parent.fields.type),
+    status: (parent) => str(parent.fields.status),
+    amount: (parent) => toMoney(parent.fields.amount),
+    amountType: (parent) => str(field(parent.fields, 'amount', 'amountType')),
+    card: (parent) => parent.shown.card,
+    fundingSourceType: (parent) => str(field(parent.fields, 'fundingSource', 'sourceType')),
+    channelId: (parent) => str(field(parent.fields, 'context', 'channelId')),
     merchantInitiated: (parent) => {
-      const value = field(parent.record, 'context', 'merchantInitiatedTransaction');
+      const value = field(parent.fields, 'context', 'merchantInitiatedTransaction');
       return typeof value === 'boolean' ? value : null;
     },
-    notes: (parent) => str(parent.record.notes),
+    notes: (parent) => str(parent.fields.notes),
     references: (parent) =>
-      (Array.isArray(parent.record.references) ? parent.record.references : [])
+      (Array.isArray(parent.fields.references) ? parent.fields.references : [])
         .filter((ref): ref is Record<string, unknown> => typeof ref === 'object' && ref !== null)
         .map((ref) => ({
           value: str(ref.value),
           type: str(ref.type),
           additionalLabel: str(ref.additionalLabel),
         })),
-    createdAt: (parent) => str(parent.record.createdAt),
-    updatedAt: (parent) => str(parent.record.updatedAt),
-    voidableUntil: (parent) => str(parent.record.voidableUntil),
-    captureBy: (parent) => str(parent.record.captureBy),
-    raw: (parent) => parent.record,
+    createdAt: (parent) => str(parent.fields.createdAt),
+    updatedAt: (parent) => str(parent.fields.updatedAt),
+    voidableUntil: (parent) => str(parent.fields.voidableUntil),
+    captureBy: (parent) => str(parent.fields.captureBy),
+    raw: (parent) => parent.shown.record,
   },
 };
 

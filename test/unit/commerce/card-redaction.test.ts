@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { redactTransaction, REDACTED } from '../../../src/commerce/card-redaction.ts';
+import {
+  presentTransaction,
+  redactTransaction,
+  redactTransactionRecord,
+  REDACTED,
+} from '../../../src/commerce/card-redaction.ts';
 import { formatMinorUnits, toMoney } from '../../../src/commerce/commerce.mappers.ts';
 import {
   CANARY_CARD_NUMBER,
@@ -167,6 +172,36 @@ describe('redactTransaction', () => {
     const masked = structuredClone(canary!);
     masked.fundingSource.cardDetail.number = '************1111';
     expect(redactTransaction(masked).card?.last4).toBe('1111');
+  });
+});
+
+describe('presentTransaction', () => {
+  it('reads the card only when the card or the raw view is asked for', () => {
+    const held = redactTransactionRecord(structuredClone(canary!)) as Record<string, unknown>;
+    const funding = held.fundingSource;
+    let cardReads = 0;
+    Object.defineProperty(held, 'fundingSource', {
+      enumerable: true,
+      get: () => {
+        cardReads += 1;
+        return funding;
+      },
+    });
+    const shown = presentTransaction(held);
+    expect(shown.fields).toBe(held);
+    expect(shown.fields.transactionId).toBe(canary!.transactionId);
+    expect(cardReads).toBe(0);
+    expect(shown.card?.last4).toBe('1111');
+    expect(cardReads).toBeGreaterThan(0);
+  });
+
+  it('shows the number redacted in the raw view, once, and leaves the held record as it was', () => {
+    const held = redactTransactionRecord(structuredClone(canary!)) as typeof canary;
+    const shown = presentTransaction(held);
+    const raw = shown.record as typeof canary;
+    expect(raw.fundingSource.cardDetail.number).toBe(REDACTED);
+    expect(shown.record).toBe(raw);
+    expect(held!.fundingSource.cardDetail.number).toBe('************1111');
   });
 });
 
