@@ -203,11 +203,14 @@ function replaceEchoing(
   }
 }
 
+/** The echoes found in the record being redacted. */
+const foundScratch: string[] = [];
+
 /**
  * Replaces, in place, every string of the record that contains a removed value. The long strings
  * are joined into one text (a NUL between two) and each echo searched for once in it; only when one
- * is found — almost never — does a second walk find the strings holding it. No object per string:
- * one per string (where it lay, to replace it) was most of a page's redaction.
+ * is found does a second walk find the strings holding it, looking for the echoes found alone. No
+ * object per string: one per string (where it lay, to replace it) was most of a page's redaction.
  */
 function scrubEchoes(record: JsonObject, echoes: readonly string[]): void {
   let minLength = Infinity;
@@ -218,13 +221,13 @@ function scrubEchoes(record: JsonObject, echoes: readonly string[]): void {
   // Joined once (one flat copy), searched once per echo.
   const text = strings.join('\u0000');
   strings.length = 0;
-  for (const echo of echoes) {
-    // A match across two strings (an echo holding a NUL) is no echo: the second walk tells.
-    if (text.includes(echo)) {
-      replaceEchoing(record, minLength, echoes);
-      return;
-    }
-  }
+  const found = foundScratch;
+  found.length = 0;
+  // A match across two strings (an echo holding a NUL) is no echo: the second walk tells.
+  for (const echo of echoes) if (text.includes(echo)) found.push(echo);
+  // An echo absent from the joined text is in none of its strings.
+  if (found.length > 0) replaceEchoing(record, minLength, found);
+  found.length = 0;
 }
 
 /** Card numbers and track data are written with spaces or dashes as often as without. */
@@ -282,12 +285,18 @@ function redactCard(object: JsonObject, kept: KeptShape, removed: string[]): voi
  */
 const removedScratch: string[] = [];
 
+/** The value of a record's child, matched case-insensitively (undefined when absent). */
+function childOf(object: JsonObject, name: string): unknown {
+  const key = keyOf(object, name);
+  return key === undefined ? undefined : object[key];
+}
+
 /** Redacts one transaction record in place. */
 function redactRecord(record: JsonObject): void {
   const removed = removedScratch;
   removed.length = 0;
   for (const [parentName, name] of CARD_OBJECTS) {
-    const parent = valueAt(record, [parentName]);
+    const parent = childOf(record, parentName);
     if (!isRecord(parent)) continue;
     const key = keyOf(parent, name);
     const card = key === undefined ? undefined : parent[key];
@@ -300,7 +309,7 @@ function redactRecord(record: JsonObject): void {
     }
   }
   for (const [parentName, name] of DENIED_ELSEWHERE) {
-    const parent = valueAt(record, [parentName]);
+    const parent = childOf(record, parentName);
     if (!isRecord(parent)) continue;
     const key = keyOf(parent, name);
     if (key === undefined || parent[key] == null) continue;

@@ -108,6 +108,24 @@ export interface Connection<N> {
   totalCount: number | null;
 }
 
+/**
+ * An edge whose cursor is encoded when read: most screens select the nodes alone, and a cursor
+ * each (a Buffer and its base64) was garbage on every page.
+ */
+class OffsetEdge<N> {
+  readonly node: N;
+  readonly #position: number;
+
+  constructor(node: N, position: number) {
+    this.node = node;
+    this.#position = position;
+  }
+
+  get cursor(): string {
+    return encodeOffsetCursor(this.#position);
+  }
+}
+
 /** Builds a connection for items that start at absolute position `start`. */
 export function offsetConnection<N>(
   nodes: readonly N[],
@@ -115,14 +133,18 @@ export function offsetConnection<N>(
   hasNextPage: boolean,
   totalCount: number | null,
 ): Connection<N> {
-  const edges = nodes.map((node, i) => ({ cursor: encodeOffsetCursor(start + i), node }));
+  const edges = nodes.map((node, i) => new OffsetEdge(node, start + i));
   return {
     edges,
     pageInfo: {
       hasNextPage,
       hasPreviousPage: start > 0,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges.at(-1)?.cursor ?? null;
+      },
     },
     totalCount,
   };

@@ -28,6 +28,36 @@ describe('DateTime scalar', () => {
     }
   });
 
+  it('writes plain UTC date-times as a Date would, calendar edges included', () => {
+    const values: string[] = [];
+    for (const year of ['0000', '1900', '1970', '2000', '2023', '2024', '2100', '9999']) {
+      for (const month of ['00', '01', '02', '04', '06', '09', '11', '12', '13']) {
+        for (const day of ['00', '01', '28', '29', '30', '31', '32']) {
+          for (const time of [
+            '00:00:00',
+            '23:59:59',
+            '23:59:60',
+            '24:00:00',
+            '12:60:00',
+            '07:08:09',
+          ]) {
+            values.push(`${year}-${month}-${day}T${time}Z`, `${year}-${month}-${day}T${time}.250Z`);
+          }
+        }
+      }
+    }
+    for (const value of values) {
+      let before: string;
+      try {
+        before = textBefore(value);
+      } catch {
+        expect(() => DateTimeScalar.serialize(value), value).toThrow(GraphQLError);
+        continue;
+      }
+      expect(JSON.stringify(DateTimeScalar.serialize(value)), value).toBe(before);
+    }
+  });
+
   it('keeps graphql-scalars’ refusals', () => {
     for (const value of ['2026-02-30T00:00:00Z', 'yesterday', new Date(Number.NaN), true, {}]) {
       expect(() => DateTimeScalar.serialize(value)).toThrow(GraphQLError);
