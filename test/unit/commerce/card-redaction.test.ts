@@ -188,6 +188,7 @@ describe('presentTransaction', () => {
       },
     });
     const shown = presentTransaction(held);
+    expect(cardReads).toBe(0);
     expect(shown.fields).toBe(held);
     expect(shown.fields.transactionId).toBe(canary!.transactionId);
     expect(cardReads).toBe(0);

@@ -384,26 +384,6 @@ describe('cached upstream client: a page with a free filter is kept on its secon
   });
 });
 
-describe('second-sight admission', () => {
-  it('answers false on a key’s first sight and true from its second on, per key', () => {
-    const admission = createSecondSightAdmission();
-    expect(admission.seenBefore('cred:transaction:aaaa')).toBe(false);
-    expect(admission.seenBefore('cred:transaction:bbbb')).toBe(false);
-    expect(admission.seenBefore('cred:transaction:aaaa')).toBe(true);
-    expect(admission.seenBefore('cred:transaction:aaaa')).toBe(true);
-    expect(admission.seenBefore('cred:transaction:bbbb')).toBe(true);
-  });
-
-  it('remembers a bounded number of keys: the oldest are forgotten, never an error', () => {
-    const admission = createSecondSightAdmission();
-    admission.seenBefore('first');
-    // Far more keys than the table holds: each takes some slot, so "first" loses its own.
-    for (let i = 0; i < 200_000; i += 1) admission.seenBefore(`key-${i}`);
-    expect(admission.seenBefore('first')).toBe(false);
-    expect(admission.seenBefore('first')).toBe(true);
-  });
-});
-
 describe('cached upstream client across replicas', () => {
   /**
    * A flight shared by the replicas in this process, standing in for Redis: the first replica to
