@@ -15,6 +15,9 @@
  * allocated once). A key whose slot another key took since is seen as new again (it is stored on
  * its next sight); a fingerprint collision admits a key on its first sight, as if there were no
  * rule. Neither changes an answer; both only move when a page is kept.
+ *
+ * Cost: one pass of FNV-1a over the key (~0.1 µs) on a free-filter read's miss, nothing on any other
+ * read; it never waits, so it adds no latency to a cold screen.
  */
 
 /** Slots of the table: 2^14 recent keys at 4 bytes each. */
