@@ -10,12 +10,16 @@
  *      Fastify process started the same way, measured first, while the machine is otherwise idle;
  *   f. what each refusal costs;
  *   g. the Redis round trips a request adds, on one Redis and on a Redis Cluster (own servers:
- *      `redis-round-trips.ts`), measured last.
+ *      `redis-round-trips.ts`);
+ *   h. `@defer`'s first part (`defer-figure.ts`);
+ *   i. cold screens at 50, 200 and 500 ms per upstream call against the floor of two round trips,
+ *      and the drain of 49 reads in flight at 2 s per call (`cold-screens.ts`), measured last.
  *
  * The simulator runs in this process with `SIM_LATENCY_MS` (default 20 ms) per upstream request;
  * every gateway and the bare route run as their own processes, so their CPU is measured alone
  * (Linux: /proc/<pid>/stat). Knobs: SIM_LATENCY_MS, BENCH_DURATION_SEC (6), BENCH_WARMUP_SEC (2),
- * BENCH_CONNECTIONS (16), REDIS_URL (the Redis rows run when it answers).
+ * BENCH_CONNECTIONS (16), BENCH_COLD_LATENCIES_MS (50,200,500), REDIS_URL (the Redis rows run when
+ * it answers).
  */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,6 +35,7 @@ import { createSimulator } from '../../src/simulator/simulator.ts';
 import { STORE_A } from '../../src/simulator/accounts.ts';
 import { freePort, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 import { measureDefer } from './defer-figure.ts';
+import { measureColdScreens, measureDrain } from './cold-screens.ts';
 import { HIT_QUERY, SCREENS, createRestClient } from './journey.ts';
 import { measureRedisRoundTrips, type RoundTripRow } from './redis-round-trips.ts';
 import {
@@ -49,6 +54,9 @@ const LATENCY_MS = num('SIM_LATENCY_MS', 20);
 const DURATION_SEC = num('BENCH_DURATION_SEC', 6);
 const WARMUP_SEC = num('BENCH_WARMUP_SEC', 2);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
+const COLD_LATENCIES_MS = (process.env.BENCH_COLD_LATENCIES_MS ?? '50,200,500')
+  .split(',')
+  .map(Number);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOKEN = 'demo-token';
 
@@ -491,6 +499,9 @@ async function main(): Promise<void> {
     // h. @defer, on a simulator and gateway of its own (one slow route). Five runs and a warm-up
     // of both queries: 84 hosting reads, within one tenant's 96 a minute (docs/efficiency.md).
     const deferred = await measureDefer(5);
+    // i. latency: cold screens one at a time (5 each after a warm-up), then the drain.
+    const coldScreens = await measureColdScreens(COLD_LATENCIES_MS, 5);
+    const drain = await measureDrain();
     const trips = (row: RoundTripRow | undefined) => (row ? fixed(row.total, 2) : '–');
     const breakdown = (row: RoundTripRow | undefined) =>
       row ? row.byCommand.map(([name, calls]) => `${name} ${fixed(calls, 2)}`).join(', ') : '–';
@@ -638,6 +649,30 @@ async function main(): Promise<void> {
       ),
       '',
       `   first part ≤ 50 ms after the fast calls: ${Math.max(...deferred.firstAfterFast) <= 50 ? 'yes' : 'NO'} (max)`,
+      '',
+      `i. Cold screens: a dashboard with both caches off, one at a time (5 after a warm-up), each call`,
+      `   answered after the latency; floor = its two dependent rounds = 2 × latency`,
+      '',
+      table(
+        ['latency ms', 'calls', 'median ms', 'min ms', 'max ms', '÷ floor'],
+        coldScreens.map((row) => [
+          row.latencyMs,
+          row.calls,
+          ...spread(row.screensMs),
+          fixed(median(row.screensMs) / (2 * row.latencyMs), 2),
+        ]),
+      ),
+      '',
+      `   target ≤ 1.15 × the floor at 200 and 500 ms: ${
+        coldScreens
+          .filter((row) => row.latencyMs >= 200)
+          .every((row) => median(row.screensMs) <= 1.15 * 2 * row.latencyMs)
+          ? 'yes'
+          : 'NO'
+      }`,
+      `   drain: ${drain.inFlight} reads in flight at 2 s per call, SIGTERM (bound 8 s): ${drain.answered} answered ` +
+        `with their data, ${drain.shuttingDown} SHUTTING_DOWN; last answer ${fixed(drain.lastAnswerMs, 0)} ms ` +
+        `and exit ${fixed(drain.exitMs, 0)} ms after the signal`,
       '',
       `errors during load: ${[bareLoad, hit, floor, hitRedis, missLoad, missRedis, ...pair.flat()].reduce((n, l) => n + (l?.errors ?? 0), 0)}; ` +
         `bench took ${fixed((Date.now() - started) / 1000, 0)} s. Reproduce: npm run bench`,
