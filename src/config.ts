@@ -518,6 +518,20 @@ function crossFieldProblems(config: ParsedConfig): string[] {
       : config.REDIS_CLUSTER_NODES !== undefined
         ? 'REDIS_CLUSTER_NODES'
         : undefined;
+  // Replicas on one Redis share budgets and cache, so they must share the upstream too: left to guess,
+  // each would embed its own simulator, and what one created another would answer NOT_FOUND.
+  if (
+    redisVariable !== undefined &&
+    config.UPSTREAM === undefined &&
+    config.UPSTREAM_URL === undefined
+  ) {
+    problems.push(
+      `UPSTREAM_URL: required with ${redisVariable} (replicas sharing Redis must share one upstream; ` +
+        'without it each embeds its own simulator with its own data): point every replica at one ' +
+        '(`npm run simulator`, docs/replicas.md "Trying replicas locally"), or set UPSTREAM=embedded ' +
+        'for a single process',
+    );
+  }
   if (redisVariable !== undefined && config.CREDENTIAL_HMAC_SECRET === undefined) {
     problems.push(
       `CREDENTIAL_HMAC_SECRET: required with ${redisVariable} (at least 16 characters, the same on ` +
