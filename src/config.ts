@@ -451,6 +451,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({ ...parsed.data, UPSTREAM: upstream });
 }
 
+/**
+ * Whether this process is an npm script (`npm start` execs node), whose npm forwards every SIGTERM and
+ * SIGINT it gets (src/server/shutdown/shutdown-signals.ts). npm sets `npm_lifecycle_event` in its
+ * scripts' environment; it is not a setting, so it is not in the configuration.
+ */
+export function startedByNpm(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.npm_lifecycle_event !== undefined && env.npm_lifecycle_event !== '';
+}
+
 /** Pairs that must be ordered: `[smaller, larger]`. */
 const ORDERED_PAIRS = [
   ['SUBSCRIPTION_POLL_MIN_MS', 'SUBSCRIPTION_POLL_MAX_MS'],

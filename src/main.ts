@@ -25,9 +25,9 @@ enableCompileCache(
   fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),
 );
 const { default: closeWithGrace } = await import('close-with-grace');
-const { ConfigError, loadConfig } = await import('./config.ts');
+const { ConfigError, loadConfig, startedByNpm } = await import('./config.ts');
 const { createLogger, linesWritten } = await import('./server/logger.ts');
-const { onShutdownSignals, runsUnderNpm } = await import('./server/shutdown/shutdown-signals.ts');
+const { onShutdownSignals } = await import('./server/shutdown/shutdown-signals.ts');
 
 /** Time left after the drain for closing the upstream pool, Redis and tracing. */
 const RESOURCE_CLOSE_MARGIN_MS = 5_000;
@@ -121,7 +121,7 @@ onShutdownSignals(
       process.exit(1);
     },
   },
-  runsUnderNpm() ? 1 : 0,
+  startedByNpm() ? 1 : 0,
 );
 
 const url = await gateway.listen();

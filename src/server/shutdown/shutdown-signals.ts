@@ -23,16 +23,9 @@ export interface ShutdownSignalHandlers {
 }
 
 /**
- * Whether node runs as an npm script (`npm start`, `npm run dev`), whose npm forwards signals: npm
- * sets `npm_lifecycle_event` in its scripts' environment.
- */
-export function runsUnderNpm(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.npm_lifecycle_event !== undefined && env.npm_lifecycle_event !== '';
-}
-
-/**
  * Listens to SIGTERM and SIGINT on `target` (the process). `forwardedCopies`: how many repeats of the
- * first signal are the forwarder's copies, not requests of their own (1 under npm, else 0).
+ * first signal are the forwarder's copies, not requests of their own (1 under npm, else 0:
+ * config.ts's `startedByNpm`).
  */
 export function onShutdownSignals(
   handlers: ShutdownSignalHandlers,
