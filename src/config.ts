@@ -451,6 +451,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({ ...parsed.data, UPSTREAM: upstream });
 }
 
+/**
+ * Whether this process is an npm script (`npm start` execs node), whose npm forwards every SIGTERM and
+ * SIGINT it gets (src/server/shutdown/shutdown-signals.ts). npm sets `npm_lifecycle_event` in its
+ * scripts' environment; it is not a setting, so it is not in the configuration.
+ */
+export function startedByNpm(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.npm_lifecycle_event !== undefined && env.npm_lifecycle_event !== '';
+}
+
 /** Pairs that must be ordered: `[smaller, larger]`. */
 const ORDERED_PAIRS = [
   ['SUBSCRIPTION_POLL_MIN_MS', 'SUBSCRIPTION_POLL_MAX_MS'],
@@ -518,6 +527,20 @@ function crossFieldProblems(config: ParsedConfig): string[] {
       : config.REDIS_CLUSTER_NODES !== undefined
         ? 'REDIS_CLUSTER_NODES'
         : undefined;
+  // Replicas on one Redis share budgets and cache, so they must share the upstream too: left to guess,
+  // each would embed its own simulator, and what one created another would answer NOT_FOUND.
+  if (
+    redisVariable !== undefined &&
+    config.UPSTREAM === undefined &&
+    config.UPSTREAM_URL === undefined
+  ) {
+    problems.push(
+      `UPSTREAM_URL: required with ${redisVariable} (replicas sharing Redis must share one upstream; ` +
+        'without it each embeds its own simulator with its own data): point every replica at one ' +
+        '(`npm run simulator`, docs/replicas.md "Trying replicas locally"), or set UPSTREAM=embedded ' +
+        'for a single process',
+    );
+  }
   if (redisVariable !== undefined && config.CREDENTIAL_HMAC_SECRET === undefined) {
     problems.push(
       `CREDENTIAL_HMAC_SECRET: required with ${redisVariable} (at least 16 characters, the same on ` +

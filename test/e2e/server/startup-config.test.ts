@@ -35,6 +35,15 @@ describe('start-up refuses a dangerous configuration', () => {
       },
       'REDIS_CLUSTER_NODES',
     ],
+    // Replicas on one Redis, each left to embed its own simulator (its own data).
+    [
+      { REDIS_URL: 'redis://127.0.0.1:6379', CREDENTIAL_HMAC_SECRET: 'x'.repeat(16) },
+      'UPSTREAM_URL: required with REDIS_URL',
+    ],
+    [
+      { REDIS_CLUSTER_NODES: '127.0.0.1:7000', CREDENTIAL_HMAC_SECRET: 'x'.repeat(16) },
+      'UPSTREAM_URL: required with REDIS_CLUSTER_NODES',
+    ],
     [{ CACHE_TTL_OVERRIDES: 'certificate=60' }, 'CACHE_TTL_OVERRIDES'],
     [{ SUBSCRIPTION_POLL_MIN_MS: '9000' }, 'SUBSCRIPTION_POLL_MIN_MS'],
   ])('%o: exits 1 before listening, naming %s', async (env, variable) => {
