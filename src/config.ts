@@ -70,7 +70,9 @@ const ConfigSchema = z.object({
     .url()
     .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
     .optional()
-    .describe("The provider's base URL."),
+    .describe(
+      "The provider's API base: scheme and host, no path; the three documents' paths (`/v1/…`, `/v2/…`) are under it (docs/provider.md).",
+    ),
   REDIS_URL: z
     .string()
     .url()
@@ -579,4 +581,22 @@ export function loadSchemaPullConfig(env: NodeJS.ProcessEnv = process.env): Sche
     throw new ConfigError(`Invalid schema:pull configuration: ${problems.join('; ')}`);
   }
   return Object.freeze(parsed.data);
+}
+
+/** What `npm run doctor` reads from the environment (scripts/doctor.ts checks it: usage errors). */
+export interface DoctorEnvironment {
+  /** The provider's API base, unless `--url` names it. */
+  readonly UPSTREAM_URL: string | undefined;
+  /** The Personal Access Token to check, unless `--token` gives it; never printed. */
+  readonly WEFT_TOKEN: string | undefined;
+}
+
+/** The doctor's variables; empty strings count as unset, as in {@link loadConfig}. */
+export function loadDoctorEnvironment(env: NodeJS.ProcessEnv = process.env): DoctorEnvironment {
+  const present = (name: string): string | undefined =>
+    env[name] === undefined || env[name] === '' ? undefined : env[name];
+  return Object.freeze({
+    UPSTREAM_URL: present('UPSTREAM_URL'),
+    WEFT_TOKEN: present('WEFT_TOKEN'),
+  });
 }
