@@ -5,7 +5,7 @@ import globals from 'globals';
 import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', 'src/generated/'] },
+  { ignores: ['node_modules/', 'dist/', 'coverage/', 'src/generated/', '.docs-test-*/'] },
   {
     files: ['**/*.{js,mjs,cjs,ts,mts,cts}'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
