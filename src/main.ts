@@ -124,5 +124,28 @@ onShutdownSignals(
   startedByNpm() ? 1 : 0,
 );
 
-const url = await gateway.listen();
+/**
+ * The one line an operator needs when the port cannot be had (another Weft, or anything else, on
+ * it; a port below 1024 without the right): which variable to change, not a stack.
+ */
+function listenRefusal(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const where = `${config.HOST}:${config.PORT}`;
+  if (code === 'EADDRINUSE')
+    return `PORT ${config.PORT} is already in use (${where}, EADDRINUSE): stop what listens there or set PORT to a free port`;
+  if (code === 'EACCES')
+    return `PORT ${config.PORT} may not be opened by this user (${where}, EACCES): set PORT to 1024 or above`;
+  if (code === 'EADDRNOTAVAIL')
+    return `HOST ${config.HOST} is not an address of this machine (${where}, EADDRNOTAVAIL): set HOST`;
+  return undefined;
+}
+
+const url = await gateway.listen().catch(async (error: unknown) => {
+  const refusal = listenRefusal(error);
+  if (refusal === undefined) throw error;
+  console.error(refusal);
+  // Nothing was served: close what started (Redis, the embedded simulator) without the drain's wait.
+  await Promise.allSettled([gateway.close(), embedded?.close()]);
+  process.exit(1);
+});
 logger.info({ url: `${url}/graphql` }, 'Weft is serving the graph');
