@@ -4,13 +4,69 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogger, isoTimeBySecond, linesWritten } from '../../../src/server/logger.ts';
+import {
+  batchedStdout,
+  createLogger,
+  isoTimeBySecond,
+  LOG_BATCH_BYTES,
+  LOG_FLUSH_MS,
+  linesWritten,
+} from '../../../src/server/logger.ts';
+
+type Destination = ReturnType<typeof pino.destination>;
+
+const readyDestination = async (file: string): Promise<Destination> => {
+  const destination = batchedStdout(file) as Destination;
+  await new Promise((resolve) => destination.once('ready', resolve));
+  return destination;
+};
+const linesIn = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+
+describe("production's stdout (batchedStdout)", () => {
+  it('writes a dozen access lines in one write, not one write per line', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'weft-log-')), 'out.log');
+    const destination = await readyDestination(file);
+    let writes = 0;
+    destination.on('write', () => (writes += 1));
+    const logger = createLogger({ LOG_LEVEL: 'info' }, destination);
+    const line = { req: { id: 'a'.repeat(36), method: 'POST', url: '/graphql' } };
+    const lines = 200;
+    for (let i = 0; i < lines; i += 1) logger.info(line, 'graphql operation');
+    await linesWritten(logger);
+    expect(linesIn(file)).toHaveLength(lines);
+    const lineBytes = readFileSync(file).length / lines;
+    // Each write but the last carries at least a batch's worth of lines.
+    expect(writes).toBeLessThanOrEqual(Math.ceil((lines * lineBytes) / LOG_BATCH_BYTES) + 1);
+    destination.destroy();
+  });
+
+  it('writes a lone line by itself soon, without another line or an exit to push it out', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'weft-log-')), 'out.log');
+    const destination = await readyDestination(file);
+    const logger = createLogger({ LOG_LEVEL: 'info' }, destination);
+    logger.info('alone');
+    expect(linesIn(file)).toHaveLength(0); // waiting for its batch
+    // The periodic flush writes it: polled with a deadline, since only real time tells.
+    const deadline = performance.now() + 20 * LOG_FLUSH_MS;
+    while (linesIn(file).length === 0 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_MS / 5));
+    }
+    expect(linesIn(file)).toHaveLength(1);
+    destination.destroy();
+  });
+});
 
 describe('linesWritten', () => {
-  it('resolves once every line logged so far is on disk, in order (an asynchronous destination)', async () => {
+  it.each([
+    [
+      'an asynchronous destination',
+      (file: string) => pino.destination({ dest: file, sync: false }),
+    ],
+    ["production's stdout, written in batches", (file: string) => batchedStdout(file)],
+  ])('resolves once every line logged so far is on disk, in order (%s)', async (_name, open) => {
     const file = join(mkdtempSync(join(tmpdir(), 'weft-log-')), 'out.log');
-    const destination = pino.destination({ dest: file, sync: false, mkdir: true });
-    await new Promise((resolve) => destination.once('ready', resolve));
+    const destination = open(file);
+    await new Promise((resolve) => (destination as Destination).once('ready', resolve));
     const logger = createLogger({ LOG_LEVEL: 'info' }, destination);
     for (let i = 0; i < 500; i += 1) logger.info({ i }, 'line');
     logger.info('stopped');
