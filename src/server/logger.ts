@@ -76,12 +76,15 @@ export const LOG_FLUSH_MS = 50;
  * process exits (an uncaught error included), or {@link linesWritten} asks; only a hard kill (`SIGKILL`, an out-of-memory
  * abort) loses the lines of those last milliseconds.
  */
-export function batchedStdout(dest: number | string = 1): pino.DestinationStream {
+export function batchedStdout(
+  dest: number | string = 1,
+  flushMs: number = LOG_FLUSH_MS,
+): pino.DestinationStream {
   return pino.destination({
     dest,
     sync: false,
     minLength: LOG_BATCH_BYTES,
-    periodicFlush: LOG_FLUSH_MS,
+    periodicFlush: flushMs,
   });
 }
 
@@ -98,7 +101,9 @@ export async function linesWritten(logger: Logger, timeoutMs = 1_000): Promise<v
   // Written now, every batch to its last line, rather than at the next flush: nothing is batched
   // after the last line.
   const batched = stream as { minLength?: number; flush?: () => void };
-  if (batched.minLength) batched.minLength = 0;
   batched.flush?.();
+  // Then no batch waits: a write under way is followed by the rest (flush first: without a batch
+  // size it writes nothing).
+  if (batched.minLength) batched.minLength = 0;
   await Promise.race([drained, delay(timeoutMs, undefined, { ref: false })]);
 }

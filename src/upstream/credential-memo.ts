@@ -13,7 +13,6 @@
  */
 import { inspect } from 'node:util';
 import { LRUCache } from 'lru-cache';
-import type { Credential } from './credential.ts';
 
 /** Characters of tokens held (~2 MiB): some 1 500 JWTs, or 8 000 short opaque tokens. */
 export const CREDENTIAL_MEMO_CHARS = 2 * 1024 * 1024;
@@ -31,7 +30,8 @@ export interface CredentialMemoOptions {
   readonly now?: () => number;
 }
 
-export class CredentialMemo {
+/** Of `Credential`s (credential.ts); generic only so that this file need not import that one. */
+export class CredentialMemo<Credential extends object> {
   readonly #entries: LRUCache<string, Credential>;
 
   constructor(options: CredentialMemoOptions = {}) {

@@ -47,7 +47,7 @@ const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
  */
 export function createCredentialFactory(
   secret: string = randomBytes(32).toString('hex'),
-  memo: CredentialMemo = new CredentialMemo(),
+  memo: CredentialMemo<Credential> = new CredentialMemo(),
 ): CredentialFactory {
   // Imported once: a string key would be imported again by every HMAC (every request).
   const key = createSecretKey(Buffer.from(secret));

@@ -25,7 +25,7 @@ function countingDerive() {
 
 describe('credential memo', () => {
   it('hashes a token once: the same token gets the same credential without a second HMAC', () => {
-    const memo = new CredentialMemo();
+    const memo = new CredentialMemo<Credential>();
     const { derive, calls } = countingDerive();
     const first = memo.credentialOf('token-a', derive);
     const again = memo.credentialOf('token-a', derive);
@@ -35,8 +35,16 @@ describe('credential memo', () => {
     expect(calls()).toBe(2);
   });
 
+  it("is the credential factory's: a token seen again gets the credential it got then", () => {
+    const memo = new CredentialMemo<Credential>();
+    const credentialFor = createCredentialFactory(SECRET, memo);
+    const first = credentialFor('token-a');
+    expect(credentialFor('token-a')).toBe(first);
+    expect(memo.size).toBe(1);
+  });
+
   it('answers the id the token always had: its HMAC, first seen or remembered', () => {
-    const credentialFor = createCredentialFactory(SECRET, new CredentialMemo());
+    const credentialFor = createCredentialFactory(SECRET, new CredentialMemo<Credential>());
     const hmacOf = (token: string) =>
       createHmac('sha256', SECRET).update(token).digest('hex').slice(0, 32);
     expect(credentialFor('token-a').id).toBe(hmacOf('token-a'));
@@ -46,7 +54,7 @@ describe('credential memo', () => {
 
   it('stays within its bound of characters, forgetting the least recently used tokens', () => {
     // Each entry weighs its token (8 chars) plus 256: room for exactly four.
-    const memo = new CredentialMemo({ maxChars: 4 * (8 + 256) });
+    const memo = new CredentialMemo<Credential>({ maxChars: 4 * (8 + 256) });
     const { derive, calls } = countingDerive();
     for (let i = 0; i < 100; i += 1)
       memo.credentialOf(`token-${String(i).padStart(2, '0')}`, derive);
@@ -59,7 +67,7 @@ describe('credential memo', () => {
   });
 
   it('does not hold a token longer than CREDENTIAL_MEMO_MAX_TOKEN_CHARS', () => {
-    const memo = new CredentialMemo();
+    const memo = new CredentialMemo<Credential>();
     const { derive, calls } = countingDerive();
     const long = 'x'.repeat(CREDENTIAL_MEMO_MAX_TOKEN_CHARS + 1);
     memo.credentialOf(long, derive);
@@ -70,7 +78,7 @@ describe('credential memo', () => {
 
   it('forgets a token unused for its idle time, counted from its last use', () => {
     let clock = 1_000_000;
-    const memo = new CredentialMemo({ idleMs: 1_000, now: () => clock });
+    const memo = new CredentialMemo<Credential>({ idleMs: 1_000, now: () => clock });
     const { derive, calls } = countingDerive();
     memo.credentialOf('token-a', derive);
     clock += 800;
@@ -84,7 +92,7 @@ describe('credential memo', () => {
   });
 
   it('never shows a token: not in its own text, nor in the credential it answers', () => {
-    const memo = new CredentialMemo();
+    const memo = new CredentialMemo<Credential>();
     const credentialFor = createCredentialFactory(SECRET, memo);
     const token = 'secret-bearer-token-value';
     const credential = credentialFor(token);
