@@ -1,12 +1,10 @@
 /**
  * A caller's bearer token plus the HMAC that stands for it wherever a key is needed (cache, token
- * bucket, singleflight). The token itself is never logged, and held only by its request and by the
- * memo of recent tokens (credential-memo.ts, which never shows them): `toJSON` and `inspect` show the
+ * bucket, singleflight). The token itself is never logged or stored: `toJSON` and `inspect` show the
  * HMAC only, so an accidental log line cannot leak it.
  */
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
-import { CredentialMemo } from './credential-memo.ts';
 
 export class Credential {
   readonly #token: string;
@@ -41,19 +39,13 @@ export type CredentialFactory = (token: string) => Credential;
 /** Tokens are opaque to the gateway; only their shape is checked (RFC 6750 b64token). */
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-/**
- * Derives credentials with `secret`. A token seen recently gets the credential it got then
- * (credential-memo.ts): the same id, without hashing it again.
- */
 export function createCredentialFactory(
   secret: string = randomBytes(32).toString('hex'),
-  memo: CredentialMemo<Credential> = new CredentialMemo(),
 ): CredentialFactory {
   // Imported once: a string key would be imported again by every HMAC (every request).
   const key = createSecretKey(Buffer.from(secret));
-  const derive = (token: string) =>
+  return (token) =>
     new Credential(token, createHmac('sha256', key).update(token).digest('hex').slice(0, 32));
-  return (token) => memo.credentialOf(token, derive);
 }
 
 /** Reads `Authorization: Bearer <token>`; returns undefined when absent or malformed. */
