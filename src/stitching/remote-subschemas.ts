@@ -89,7 +89,7 @@ export function createRemoteSubschemas(
         wholeSubgraphAnswerTransform(),
       ],
     });
-    return { subgraph, subschema };
+    return { subgraph, subschema, renames };
   });
 
   return {
