@@ -17,8 +17,8 @@ import { STORE_ID_ARGUMENT, resolveStoreId, subgraphScope } from './store-routin
 import { createSubgraphExecutor } from './subgraph-executor.ts';
 import {
   moneyInputDescriptionsTransform,
-  renameTransforms,
   rootFieldsTransform,
+  typeRenameTransforms,
   wholeSubgraphAnswerTransform,
 } from './subgraph-transforms.ts';
 
@@ -84,8 +84,8 @@ export function createRemoteSubschemas(
       createProxyingResolver: proxyingResolver(subgraph),
       transforms: [
         moneyInputDescriptionsTransform(),
-        ...renameTransforms(renames),
-        rootFieldsTransform(subgraph),
+        ...typeRenameTransforms(renames),
+        rootFieldsTransform(subgraph, renames),
         wholeSubgraphAnswerTransform(),
       ],
     });
