@@ -105,6 +105,17 @@ module.exports = {
       },
     },
     {
+      name: 'undici-pool-alone',
+      comment:
+        "the upstream transport loads undici's pool by itself (src/upstream/undici-pool.ts): undici's entry point loads the whole library",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: {
+        path: '^node_modules/undici/index\\.js$',
+        dependencyTypesNot: ['type-only', 'type-import'],
+      },
+    },
+    {
       name: 'x509-loaded-on-demand',
       comment:
         'the simulator loads @peculiar/x509 when it first parses a CSR or issues a chain (src/simulator/x509.ts)',

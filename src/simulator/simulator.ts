@@ -11,7 +11,6 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { authenticate, type SimPrincipal } from './accounts.ts';
@@ -92,6 +91,9 @@ export interface Simulator {
   /** Changes knobs at run time (tests: faults, latency). */
   configure(knobs: Partial<SimKnobs>): void;
 }
+
+// `node:http` as CommonJS: an ES import of it would load Node's bundled undici (`http.WebSocket`).
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 const setRateHeaders = (reply: FastifyReply, verdict: WindowVerdict): void => {
   reply.header('RateLimit-Limit', String(verdict.limit));

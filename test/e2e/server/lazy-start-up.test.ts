@@ -3,7 +3,7 @@
  * "Start-up"): after the image's command starts and answers one query, the subscription transports
  * (graphql-ws with ws, graphql-sse), the upload reader (graphql-upload's processRequest with
  * busboy), Fastify's JSON-schema compilers (ajv, fast-json-stringify), Apollo's usage-reporting
- * protobuf, OpenTelemetry's SDK and the Redis client are not loaded. Then the first subscription over
+ * protobuf, OpenTelemetry's SDK, the Redis client and undici's entry point are not loaded. Then the first subscription over
  * each transport and the first upload load their modules and work.
  *
  * `@graphql-tools/executor` is not on the list: the stitching that serves the subgraphs imports it
@@ -43,6 +43,8 @@ const ON_DEMAND = {
   'Apollo usage-reporting protobuf': '/node_modules/@apollo/usage-reporting-protobuf/',
   'OpenTelemetry SDK': '/node_modules/@opentelemetry/sdk-trace-base/',
   'Redis client': '/node_modules/@redis/client/',
+  // Never, in fact: the transport loads undici's pool by itself (src/upstream/undici-pool.ts).
+  "undici's entry point": '/node_modules/undici/index.js',
 } as const;
 type Library = keyof typeof ON_DEMAND;
 
