@@ -116,6 +116,17 @@ module.exports = {
       },
     },
     {
+      name: 'graphql-scalars-by-file',
+      comment:
+        "the graph loads its two scalars from their own files (src/graph/graphql-scalars.ts): graphql-scalars' entry point loads all of them",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: {
+        path: '^node_modules/graphql-scalars/',
+        dependencyTypesNot: ['type-only', 'type-import'],
+      },
+    },
+    {
       name: 'x509-loaded-on-demand',
       comment:
         'the simulator loads @peculiar/x509 when it first parses a CSR or issues a chain (src/simulator/x509.ts)',

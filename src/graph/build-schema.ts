@@ -16,7 +16,7 @@
  * stitching/remote-snapshots.ts); nothing is introspected.
  */
 import { stitchSchemas } from '@graphql-tools/stitch';
-import { JSONResolver } from 'graphql-scalars';
+import { JSONResolver } from './graphql-scalars.ts';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/resolvers.ts';
 import { certificateResolvers } from '../certificates/certificates.resolvers.ts';
