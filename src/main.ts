@@ -53,7 +53,9 @@ async function startEmbeddedUpstream() {
       cause: error,
     });
   });
+  const { onDemandSchemaCompilers } = await import('./server/schema-compilers.ts');
   const simulator = await createSimulator({
+    schemaController: { compilersFactory: onDemandSchemaCompilers },
     latencyMs: config.SIM_LATENCY_MS,
     rateLimit: config.SIM_RATE_LIMIT,
     rateWindowSec: config.SIM_RATE_WINDOW_SEC,

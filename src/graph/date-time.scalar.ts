@@ -10,7 +10,7 @@
  * response cache, graphql-ws and SSE alike), byte for byte what was sent before.
  */
 import { GraphQLScalarType } from 'graphql';
-import { DateTimeResolver } from 'graphql-scalars';
+import { DateTimeResolver } from './graphql-scalars.ts';
 
 export const DateTimeScalar = new GraphQLScalarType({
   ...DateTimeResolver.toConfig(),
