@@ -220,11 +220,14 @@ describe('graceful shutdown in production mode', () => {
   it(`answers ${IN_FLIGHT} reads in flight at 2 s per upstream call within the default bound, each with its data`, async () => {
     const gateway = await startGatewayProcess({ UPSTREAM_URL: sim.url, LOG_LEVEL: 'debug' });
     onTestFinished(() => gateway.stop());
-    // The credential has been answered: its calls are sent by its send window, not one probe.
-    expect((await gateway.gql(DETAIL, { id: 'cert-0050' })).body.errors).toBeUndefined();
-    sim.simulator.configure({ latencyMs: 2_000 });
     const received = () =>
       gateway.logs.filter((line) => line.includes('"incoming request"')).length;
+    const started = received();
+    // The credential has been answered: its calls are sent by its send window, not one probe.
+    expect((await gateway.gql(DETAIL, { id: 'cert-0050' })).body.errors).toBeUndefined();
+    // Its line is written (lines go out in batches) before the others are counted.
+    await expect.poll(received, { interval: 10 }).toBe(started + 1);
+    sim.simulator.configure({ latencyMs: 2_000 });
     const before = received();
     // The customer's 44 certificates, then pages of its list: each read its own upstream call.
     const answers = Array.from({ length: IN_FLIGHT }, (_, i) =>
