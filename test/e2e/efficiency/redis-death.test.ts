@@ -25,7 +25,7 @@ import {
 } from '../../support/gateway-process.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 import { testRedisAvailable } from '../../support/redis.ts';
-import { deferred, until } from '../../support/clock.ts';
+import { deferred, until, type Deferred } from '../../support/clock.ts';
 
 /** The window: long (600 s), so that no token comes back by refill while a test waits. */
 const WINDOW = 80;
@@ -51,7 +51,7 @@ describe.skipIf(!testRedisAvailable)('Redis killed while two replicas have calls
   /** Arrivals at the simulator by Host header (which replica sent it), the other client's apart. */
   const arrivals = new Map<string, number>();
   /** While set, the simulator holds every arriving call until it is resolved. */
-  let hold: ReturnType<typeof deferred> | undefined;
+  let hold: Deferred<void> | undefined;
 
   beforeAll(async () => {
     const port = await freePort();
