@@ -29,7 +29,7 @@ const upward = LAYERS.slice(1).map((layer, index) => ({
 }));
 
 /**
- * Libraries loaded only when they are used (each a tenth or more of start-up): one module wraps each,
+ * Libraries loaded only when they are used (docs/operations.md "Start-up"): one module wraps each,
  * and the rest of src/ imports that module by type or with a dynamic import (`module` is a pattern
  * where a few modules share a library: they may import each other).
  */
@@ -38,6 +38,16 @@ const ON_DEMAND = [
     name: 'redis',
     module: 'src/upstream/(redis-(cluster-)?connection|cluster-subscriber).ts',
     libraries: '(redis|@redis/[^/]+|@keyv/redis)',
+  },
+  {
+    name: 'graphql-ws',
+    module: 'src/server/subscriptions/graphql-ws.transport.ts',
+    libraries: '(graphql-ws|ws)',
+  },
+  {
+    name: 'graphql-sse',
+    module: 'src/server/subscriptions/graphql-sse.transport.ts',
+    libraries: 'graphql-sse',
   },
   {
     name: 'tracing',
@@ -83,6 +93,39 @@ module.exports = {
         dependencyTypesNot: ['type-only', 'type-import', 'dynamic-import'],
       },
     })),
+    {
+      name: 'upload-reader-loaded-on-demand',
+      comment:
+        "graphql-upload's reader (with busboy) loads with the first upload (src/server/uploads/graphql-multipart.plugin.ts)",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: {
+        path: '^node_modules/(graphql-upload/processRequest|busboy/)',
+        dependencyTypesNot: ['type-only', 'type-import', 'dynamic-import'],
+      },
+    },
+    {
+      name: 'undici-pool-alone',
+      comment:
+        "the upstream transport loads undici's pool by itself (src/upstream/undici-pool.ts): undici's entry point loads the whole library",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: {
+        path: '^node_modules/undici/index\\.js$',
+        dependencyTypesNot: ['type-only', 'type-import'],
+      },
+    },
+    {
+      name: 'graphql-scalars-by-file',
+      comment:
+        "the graph loads its two scalars from their own files (src/graph/graphql-scalars.ts): graphql-scalars' entry point loads all of them",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: {
+        path: '^node_modules/graphql-scalars/',
+        dependencyTypesNot: ['type-only', 'type-import'],
+      },
+    },
     {
       name: 'x509-loaded-on-demand',
       comment:

@@ -2,7 +2,8 @@
 # Weft: production dependencies and the TypeScript sources, run by Node 24's own type stripping —
 # the same `node … src/main.ts` as `npm start`, with no dev tool at run time. The one build step is
 # the explorer's browser bundle (its own stage; the image carries its output, not its sources).
-# The upstream simulator is not in the image: set UPSTREAM_URL (production refuses to start without).
+# The upstream simulator is not in the image: set UPSTREAM_URL (production refuses to start without);
+# the `simulator` target is the simulator alone, to try the image offline (docs/operations.md).
 
 FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
@@ -28,6 +29,21 @@ FROM node:24.21.0-bookworm-slim AS sources
 WORKDIR /app
 COPY src ./src
 RUN rm -rf src/simulator
+
+# The upstream simulator alone, to try the image offline (docs/operations.md "Trying the image
+# offline"): `docker build --target simulator -t weft-simulator .`. Fake data, on SIM_PORT; its
+# fixtures need dev dependencies (@peculiar/x509), hence the explorer stage's node_modules. Never in
+# the product image: that is the last stage, the one `docker build` builds without `--target`.
+FROM node:24.21.0-bookworm-slim AS simulator
+ENV SIM_HOST=0.0.0.0 \
+    SIM_PORT=4010
+WORKDIR /app
+COPY --from=explorer --chown=node:node /app/node_modules ./node_modules
+COPY --chown=node:node package.json ./
+COPY --chown=node:node src/simulator ./src/simulator
+USER node
+EXPOSE 4010
+CMD ["node", "src/simulator/standalone.ts"]
 
 FROM node:24.21.0-bookworm-slim AS runtime
 # NODE_COMPILE_CACHE as in `npm start`, relative to WORKDIR (docs/operations.md, "Start-up");

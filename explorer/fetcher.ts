@@ -1,6 +1,8 @@
 /**
- * The explorer's fetcher: GraphiQL's own (`createGraphiQLFetcher`), with two headers on every
- * request, and the ledger of each run noted for the ledger panel.
+ * The explorer's fetcher: GraphiQL's own (`createGraphiQLFetcher`) for queries and mutations — a
+ * `@defer` answer's parts included — and GraphQL over SSE for subscriptions
+ * (`subscription-fetcher.ts`), with two headers on every request; the ledger of each run, and each
+ * part or event as it arrives, noted for the ledger panel and the footer.
  *
  * - `Weft-Priority: explorer`: the explorer's reads are served after apps' (docs/efficiency.md
  *   "Priorities").
@@ -8,9 +10,18 @@
  *   docs/ledger.md), which the panel shows and the response editor shows too.
  */
 import { createGraphiQLFetcher, type Fetcher, type FetcherParams } from '@graphiql/toolkit';
-import { Kind, parse, type DocumentNode } from 'graphql';
-import type { LastRunStore } from './last-run.ts';
+import { getOperationAST, Kind, parse, type DocumentNode } from 'graphql';
+import type { LastRun, LastRunStore } from './last-run.ts';
 import { readLedger, type Ledger } from './ledger.ts';
+import {
+  announcesMore,
+  isIncremental,
+  KEPT_PARTS,
+  readPart,
+  type ArrivedPart,
+  type Delivery,
+} from './response-parts.ts';
+import { headerValues, subscribeOverSse } from './subscription-fetcher.ts';
 
 /** GraphiQL's schema request: not a run of the user's. */
 const INTROSPECTION = 'IntrospectionQuery';
@@ -44,57 +55,112 @@ export function operationLabel(params: FetcherParams): string {
   return 'anonymous';
 }
 
+/** Whether the operation that would run is a subscription (it goes over SSE). */
+export function isSubscription(params: FetcherParams): boolean {
+  let document: DocumentNode;
+  try {
+    document = parse(params.query);
+  } catch {
+    return false;
+  }
+  return getOperationAST(document, params.operationName ?? undefined)?.operation === 'subscription';
+}
+
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
+/** The headers every run carries; the Headers tab's own come after them (and may replace them). */
+const OWN_HEADERS = { 'Weft-Priority': 'explorer', 'Weft-Trace': '1' } as const;
+
 export function createExplorerFetcher(endpoint: string, lastRun: LastRunStore): Fetcher {
-  const base = createGraphiQLFetcher({
-    url: endpoint,
-    headers: { 'Weft-Priority': 'explorer', 'Weft-Trace': '1' },
-  });
+  // Queries and mutations: GraphiQL's fetcher, which reads a `@defer` answer's parts
+  // (`multipart/mixed`) and yields each chunk as it arrives; GraphiQL merges them into the editor.
+  const base = createGraphiQLFetcher({ url: endpoint, headers: { ...OWN_HEADERS } });
   return async (graphQLParams, options) => {
     const params = ownOperationName(graphQLParams);
     if (params.operationName === INTROSPECTION) return base(params, options);
 
+    const subscription = isSubscription(params);
+    const sent = performance.now();
     const run = { operation: operationLabel(params), startedAt: Date.now() };
     let ledger: Ledger | undefined;
     let events = 0;
-    lastRun.set({ ...run, state: 'running', ledger, events });
-    // A result is one response, or (multipart) one event or a list of parts of one.
+    let delivery: Delivery = subscription ? 'events' : 'single';
+    let arrived = 0;
+    let parts: readonly ArrivedPart[] = [];
+    let more = subscription;
+    const publish = (state: LastRun['state']) =>
+      lastRun.set({ ...run, state, ledger, events, delivery, arrived, parts, more });
+    publish('running');
+    // A result is one response, one event of a stream, or (multipart) a list of parts of a chunk.
     const note = (result: unknown) => {
+      if (delivery === 'single' && isIncremental(result)) delivery = 'parts';
+      const atMs = Math.round(performance.now() - sent);
       for (const part of Array.isArray(result) ? result : [result]) {
         const found = readLedger(part);
-        if (found === undefined) continue;
-        ledger = found;
-        events += 1;
+        if (found !== undefined) {
+          ledger = found;
+          events += 1;
+        }
+        if (delivery === 'single') continue;
+        arrived += 1;
+        parts = [...parts, readPart(part, delivery, arrived, atMs)].slice(-KEPT_PARTS);
+        if (delivery === 'parts') more = announcesMore(part);
       }
-      lastRun.set({ ...run, state: 'done', ledger, events });
+      publish('done');
     };
-    const failed = (error: unknown) => {
-      lastRun.set({ ...run, state: 'failed', ledger, events });
+    const ended = () => {
+      more = false;
+      publish('done');
+    };
+    const failed = (error: unknown): never => {
+      more = false;
+      publish('failed');
       throw error;
     };
 
-    let value: Awaited<ReturnType<Fetcher>>;
+    // What the server answered: a result, or an async iterable of them (parts, events).
+    let value: unknown;
     try {
-      value = await base(params, options);
+      value = subscription
+        ? subscribeOverSse(endpoint, params, {
+            ...OWN_HEADERS,
+            ...headerValues(options?.headers),
+          })
+        : // The transport is decided above, from the text sent: GraphiQL's parsed document may
+          // still be another tab's, and its fetcher would send a "subscription" nowhere.
+          await base(params, { ...options, documentAST: undefined });
     } catch (error) {
       return failed(error);
     }
     if (!isAsyncIterable(value)) {
       note(value);
-      return value;
+      return value as never;
     }
-    const source = value;
-    return (async function* recorded() {
-      try {
-        for await (const result of source) {
-          note(result);
-          yield result as never;
+    // An iterator, not a generator: GraphiQL's stop button calls `return()`, which must reach the
+    // source at once — a generator's would wait for the next event first.
+    const source = value[Symbol.asyncIterator]();
+    const recorded: AsyncIterableIterator<unknown> = {
+      async next() {
+        let step: IteratorResult<unknown>;
+        try {
+          step = await source.next();
+        } catch (error) {
+          return failed(error);
         }
-      } catch (error) {
-        failed(error);
-      }
-    })();
+        if (step.done) ended();
+        else note(step.value);
+        return step;
+      },
+      async return() {
+        ended();
+        await source.return?.();
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]() {
+        return recorded;
+      },
+    };
+    return recorded as never;
   };
 }

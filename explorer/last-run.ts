@@ -4,6 +4,7 @@
  * closed while an operation runs, so this lives outside it.
  */
 import type { Ledger } from './ledger.ts';
+import type { ArrivedPart, Delivery } from './response-parts.ts';
 
 export interface LastRun {
   /** The operation's name, or `anonymous`. */
@@ -16,6 +17,14 @@ export interface LastRun {
   readonly ledger: Ledger | undefined;
   /** Events of a stream with a ledger so far (1 for a plain response). */
   readonly events: number;
+  /** How the answer came: one response, `@defer` parts, or a subscription's events. */
+  readonly delivery: Delivery;
+  /** Parts or events that arrived so far (all of them, even beyond those kept in `parts`). */
+  readonly arrived: number;
+  /** The latest of them, at most `KEPT_PARTS` (response-parts.ts), in order. */
+  readonly parts: readonly ArrivedPart[];
+  /** More is to come: a part said `hasNext`, or the stream is still open. */
+  readonly more: boolean;
 }
 
 export interface LastRunStore {

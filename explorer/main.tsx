@@ -13,6 +13,7 @@ import { EstimateWatch } from './estimate-watch.tsx';
 import { createExplorerFetcher } from './fetcher.ts';
 import { createLastRunStore } from './last-run.ts';
 import { ledgerPlugin } from './ledger-panel.tsx';
+import { PartsBar } from './parts-view.tsx';
 import { installMonacoWorkers } from './monaco-workers.ts';
 import { createSafeStorage } from './safe-storage.ts';
 import { createSharedToken, parseHeaders, tokenRules } from './shared-token.ts';
@@ -50,6 +51,7 @@ function Explorer() {
       <TokenSync token={token} rules={rules} />
       <EstimateWatch estimator={estimator} token={token} />
       <GraphiQL.Footer>
+        <PartsBar lastRun={lastRun} />
         <EstimateBar estimator={estimator} />
       </GraphiQL.Footer>
     </GraphiQL>

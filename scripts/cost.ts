@@ -4,8 +4,11 @@
  * before running one. Prints each operation's bound and its costliest fields; exits 1 when an
  * operation's bound is above the threshold (`--max`, default the gateway's LIMIT_MAX_UPSTREAM_CALLS),
  * or when a document does not parse or validate against the graph, so a front end's CI can refuse
- * it before it ships. Variables are not known at build time: a paging argument given by a variable
- * counts as the most the upstream's page can hold.
+ * it before it ships. Variables are not known at build time: a variable takes its default, and a
+ * paging argument given by a variable without one counts as the most the upstream's page can hold.
+ * A list the upstream does not page (`apps`) counts its assumed maximum; the bound is also printed
+ * as what it is per item of such a list (the gateway refines it so once the list arrives, and the
+ * ledger shows that refined bound), and `--length Query.apps=3` bounds it with a length you know.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
@@ -16,7 +19,8 @@ import { callBounds } from '../src/graph/call-bounds.ts';
 import { upstreamCallBound } from '../src/server/limits/upstream-call-bound.ts';
 import { loadTrustedDocuments } from '../src/server/persisted-operations/trusted-documents.ts';
 
-const USAGE = 'usage: npm run cost -- <file.graphql | folder | manifest.json> … [--max N]';
+const USAGE =
+  'usage: npm run cost -- <file.graphql | folder | manifest.json> … [--max N] [--length Type.field=N …]';
 
 interface Source {
   readonly name: string;
@@ -43,8 +47,13 @@ async function sourcesOf(paths: readonly string[]): Promise<Source[]> {
   return sources;
 }
 
-function argsOf(argv: readonly string[]): { paths: string[]; max: number | undefined } {
+function argsOf(argv: readonly string[]): {
+  paths: string[];
+  max: number | undefined;
+  lengths: Map<string, number>;
+} {
   const paths: string[] = [];
+  const lengths = new Map<string, number>();
   let max: number | undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
@@ -52,6 +61,12 @@ function argsOf(argv: readonly string[]): { paths: string[]; max: number | undef
       max = Number(argv[(i += 1)]);
       if (!Number.isInteger(max) || max < 0)
         throw new Error(`--max needs a whole number\n${USAGE}`);
+    } else if (arg === '--length') {
+      const [field, count] = (argv[(i += 1)] ?? '').split('=');
+      const length = Number(count);
+      if (!field || !/^\w+\.\w+$/.test(field) || !Number.isInteger(length) || length < 0)
+        throw new Error(`--length needs Type.field=N (a whole number)\n${USAGE}`);
+      lengths.set(field, length);
     } else if (arg === '--help' || arg === '-h') {
       throw new Error(USAGE);
     } else {
@@ -59,11 +74,30 @@ function argsOf(argv: readonly string[]): { paths: string[]; max: number | undef
     }
   }
   if (paths.length === 0) throw new Error(USAGE);
-  return { paths, max };
+  return { paths, max, lengths };
+}
+
+/**
+ * `; per item of Query.apps (its length unknown here): 9 + 2 × n`: the bound as the gateway refines
+ * it once each unpaged list arrives — a line's bound is linear in each list's length.
+ */
+function perItem(
+  unpaged: readonly string[],
+  lengths: ReadonlyMap<string, number>,
+  boundWith: (known: ReadonlyMap<string, number>) => { calls: number },
+): string {
+  if (unpaged.length === 0) return '';
+  const none = new Map([...lengths, ...unpaged.map((field) => [field, 0] as const)]);
+  const fixed = boundWith(none).calls;
+  const terms = unpaged.map((field) => {
+    const each = boundWith(new Map([...none, [field, 1]])).calls - fixed;
+    return `${each} × ${field}`;
+  });
+  return `; once its unpaged lists arrive: ${fixed} + ${terms.join(' + ')} (their lengths: --length)`;
 }
 
 async function main(): Promise<number> {
-  const { paths, max: given } = argsOf(process.argv.slice(2));
+  const { paths, max: given, lengths } = argsOf(process.argv.slice(2));
   const max = given ?? loadConfig({}).LIMIT_MAX_UPSTREAM_CALLS;
   const schema = await buildGatewaySchema();
   const declarations = callBounds();
@@ -93,7 +127,9 @@ async function main(): Promise<number> {
         console.log(`${name}: subscription (bounded per event)`);
         continue;
       }
-      const bound = upstreamCallBound(schema, document, operation, {}, declarations);
+      const boundWith = (known: ReadonlyMap<string, number>) =>
+        upstreamCallBound(schema, document, operation, {}, declarations, known);
+      const bound = boundWith(lengths);
       const over = bound.calls > max;
       failed ||= over;
       const top = bound.byField
@@ -102,7 +138,8 @@ async function main(): Promise<number> {
         .join(', ');
       console.log(
         `${name}: at most ${bound.calls} upstream calls${over ? ` — over ${max}` : ''}` +
-          (top ? ` (${top})` : ''),
+          (top ? ` (${top})` : '') +
+          perItem(bound.unpaged, lengths, boundWith),
       );
     }
   }

@@ -70,7 +70,9 @@ const ConfigSchema = z.object({
     .url()
     .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
     .optional()
-    .describe("The provider's base URL."),
+    .describe(
+      "The provider's API base: scheme and host, no path; the three documents' paths (`/v1/…`, `/v2/…`) are under it (docs/provider.md).",
+    ),
   REDIS_URL: z
     .string()
     .url()
@@ -451,6 +453,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({ ...parsed.data, UPSTREAM: upstream });
 }
 
+/**
+ * Whether this process is an npm script (`npm start` execs node), whose npm forwards every SIGTERM and
+ * SIGINT it gets (src/server/shutdown/shutdown-signals.ts). npm sets `npm_lifecycle_event` in its
+ * scripts' environment; it is not a setting, so it is not in the configuration.
+ */
+export function startedByNpm(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.npm_lifecycle_event !== undefined && env.npm_lifecycle_event !== '';
+}
+
 /** Pairs that must be ordered: `[smaller, larger]`. */
 const ORDERED_PAIRS = [
   ['SUBSCRIPTION_POLL_MIN_MS', 'SUBSCRIPTION_POLL_MAX_MS'],
@@ -518,6 +529,20 @@ function crossFieldProblems(config: ParsedConfig): string[] {
       : config.REDIS_CLUSTER_NODES !== undefined
         ? 'REDIS_CLUSTER_NODES'
         : undefined;
+  // Replicas on one Redis share budgets and cache, so they must share the upstream too: left to guess,
+  // each would embed its own simulator, and what one created another would answer NOT_FOUND.
+  if (
+    redisVariable !== undefined &&
+    config.UPSTREAM === undefined &&
+    config.UPSTREAM_URL === undefined
+  ) {
+    problems.push(
+      `UPSTREAM_URL: required with ${redisVariable} (replicas sharing Redis must share one upstream; ` +
+        'without it each embeds its own simulator with its own data): point every replica at one ' +
+        '(`npm run simulator`, docs/replicas.md "Trying replicas locally"), or set UPSTREAM=embedded ' +
+        'for a single process',
+    );
+  }
   if (redisVariable !== undefined && config.CREDENTIAL_HMAC_SECRET === undefined) {
     problems.push(
       `CREDENTIAL_HMAC_SECRET: required with ${redisVariable} (at least 16 characters, the same on ` +
@@ -556,4 +581,22 @@ export function loadSchemaPullConfig(env: NodeJS.ProcessEnv = process.env): Sche
     throw new ConfigError(`Invalid schema:pull configuration: ${problems.join('; ')}`);
   }
   return Object.freeze(parsed.data);
+}
+
+/** What `npm run doctor` reads from the environment (scripts/doctor.ts checks it: usage errors). */
+export interface DoctorEnvironment {
+  /** The provider's API base, unless `--url` names it. */
+  readonly UPSTREAM_URL: string | undefined;
+  /** The Personal Access Token to check, unless `--token` gives it; never printed. */
+  readonly WEFT_TOKEN: string | undefined;
+}
+
+/** The doctor's variables; empty strings count as unset, as in {@link loadConfig}. */
+export function loadDoctorEnvironment(env: NodeJS.ProcessEnv = process.env): DoctorEnvironment {
+  const present = (name: string): string | undefined =>
+    env[name] === undefined || env[name] === '' ? undefined : env[name];
+  return Object.freeze({
+    UPSTREAM_URL: present('UPSTREAM_URL'),
+    WEFT_TOKEN: present('WEFT_TOKEN'),
+  });
 }

@@ -3,8 +3,9 @@
  *
  * Weft owns SIGTERM/SIGINT (Apollo's own handler is off, see create-gateway.ts): the gateway drains
  * within SHUTDOWN_TIMEOUT_MS, then the pools, Redis and tracing close, "stopped" is logged and the
- * process exits 0. close-with-grace is the watchdog: a second signal, or a close that hangs past the
- * bound plus {@link RESOURCE_CLOSE_MARGIN_MS}, exits 1.
+ * process exits 0. close-with-grace is the watchdog: a close that hangs past the bound plus
+ * {@link RESOURCE_CLOSE_MARGIN_MS} exits 1, and so does a second signal (shutdown-signals.ts: not
+ * the copy npm forwards under `npm start`).
  */
 import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -24,8 +25,9 @@ enableCompileCache(
   fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),
 );
 const { default: closeWithGrace } = await import('close-with-grace');
-const { ConfigError, loadConfig } = await import('./config.ts');
+const { ConfigError, loadConfig, startedByNpm } = await import('./config.ts');
 const { createLogger, linesWritten } = await import('./server/logger.ts');
+const { onShutdownSignals } = await import('./server/shutdown/shutdown-signals.ts');
 
 /** Time left after the drain for closing the upstream pool, Redis and tracing. */
 const RESOURCE_CLOSE_MARGIN_MS = 5_000;
@@ -51,7 +53,9 @@ async function startEmbeddedUpstream() {
       cause: error,
     });
   });
+  const { onDemandSchemaCompilers } = await import('./server/schema-compilers.ts');
   const simulator = await createSimulator({
+    schemaController: { compilersFactory: onDemandSchemaCompilers },
     latencyMs: config.SIM_LATENCY_MS,
     rateLimit: config.SIM_RATE_LIMIT,
     rateWindowSec: config.SIM_RATE_WINDOW_SEC,
@@ -73,19 +77,31 @@ const gateway = await createGateway(config, logger, embedded?.url ?? config.UPST
 );
 if (embedded) {
   logger.warn({ upstream: embedded.url }, 'serving the embedded upstream simulator (fake data)');
+  // UPSTREAM=embedded said so on purpose (config.ts refuses the guess): one process, not replicas.
+  if (config.REDIS_URL !== undefined || config.REDIS_CLUSTER_NODES !== undefined) {
+    logger.warn(
+      "the embedded simulator is this process's own: other replicas on this Redis share its budgets " +
+        'but not its data; point every replica at one UPSTREAM_URL (docs/replicas.md)',
+    );
+  }
 }
 
-closeWithGrace(
+/** The signal that started the drain (close-with-grace sees a manual close). */
+let shutdownSignal: string | undefined;
+// close-with-grace handles every other signal and an uncaught error; SIGTERM and SIGINT are
+// counted by shutdown-signals.ts (under `npm start` a group's signal arrives twice).
+const shutdown = closeWithGrace(
   {
     delay: config.SHUTDOWN_TIMEOUT_MS + RESOURCE_CLOSE_MARGIN_MS,
     logger: false,
+    skip: ['SIGTERM', 'SIGINT'],
     onTimeout: (delayMs) => logger.error({ delayMs }, 'shutdown did not finish in time; exiting'),
     onSecondSignal: (signal) => logger.error({ signal }, 'second signal; exiting now'),
   },
-  async ({ signal, err }) => {
+  async ({ signal, err, manual }) => {
     if (err) logger.fatal({ err }, 'unexpected error; shutting down');
     logger.info(
-      { signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS },
+      { signal: manual ? shutdownSignal : signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS },
       'shutting down: finishing in-flight requests',
     );
     await gateway.close();
@@ -96,6 +112,42 @@ closeWithGrace(
     }
   },
 );
+onShutdownSignals(
+  {
+    onFirst: (signal) => {
+      shutdownSignal = signal;
+      void shutdown.close();
+    },
+    onForce: (signal) => {
+      logger.error({ signal }, 'second signal; exiting now');
+      process.exit(1);
+    },
+  },
+  startedByNpm() ? 1 : 0,
+);
 
-const url = await gateway.listen();
+/**
+ * The one line an operator needs when the port cannot be had (another Weft, or anything else, on
+ * it; a port below 1024 without the right): which variable to change, not a stack.
+ */
+function listenRefusal(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const where = `${config.HOST}:${config.PORT}`;
+  if (code === 'EADDRINUSE')
+    return `PORT ${config.PORT} is already in use (${where}, EADDRINUSE): stop what listens there or set PORT to a free port`;
+  if (code === 'EACCES')
+    return `PORT ${config.PORT} may not be opened by this user (${where}, EACCES): set PORT to 1024 or above`;
+  if (code === 'EADDRNOTAVAIL')
+    return `HOST ${config.HOST} is not an address of this machine (${where}, EADDRNOTAVAIL): set HOST`;
+  return undefined;
+}
+
+const url = await gateway.listen().catch(async (error: unknown) => {
+  const refusal = listenRefusal(error);
+  if (refusal === undefined) throw error;
+  console.error(refusal);
+  // Nothing was served: close what started (Redis, the embedded simulator) without the drain's wait.
+  await Promise.allSettled([gateway.close(), embedded?.close()]);
+  process.exit(1);
+});
 logger.info({ url: `${url}/graphql` }, 'Weft is serving the graph');

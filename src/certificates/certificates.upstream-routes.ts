@@ -4,6 +4,11 @@
  * Never cached: the ACME external account binding (it carries the `hmacKey`, a secret). A
  * certificate's detail is cached long once it is settled; any other state is what a client polls
  * after an order or a reissue, so it is read again at most every 15 s.
+ *
+ * Scopes: the certificate document shows none ("Authentication scheme, credentials and scopes for
+ * these operations: not shown"). Weft's decision, which the simulator enforces too, follows the
+ * pattern of the documents that show theirs: `ssl.certificates:read` for every GET,
+ * `ssl.certificates:create` for an order, `ssl.certificates:update` for a reissue.
  */
 import {
   cacheFor,
@@ -17,6 +22,11 @@ import {
 import { inCircuit, type UpstreamRoute } from '../upstream/upstream-routes.ts';
 
 const breaker = 'certificates';
+export const CERTIFICATE_SCOPES = {
+  read: 'ssl.certificates:read',
+  order: 'ssl.certificates:create',
+  reissue: 'ssl.certificates:update',
+} as const;
 /** Any certificate write may change every list, search and entitlement answer. */
 const CERTIFICATES = 'certificates';
 const certificateTags: Tagger = (call) => [`certificate:${pathParam(call, 'certificateId')}`];
@@ -58,27 +68,37 @@ const R = CERTIFICATE_ROUTES;
 export const CERTIFICATE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit(breaker, [
   {
     method: 'GET',
+    scope: CERTIFICATE_SCOPES.read,
     route: R.entitlement,
     cache: cacheFor({ kind: 'certificate-entitlement', ttlSec: 60, tags: entitlementTags }),
   },
-  { method: 'POST', route: R.entitlement, cache: invalidates(() => [CERTIFICATES]) },
+  {
+    method: 'POST',
+    route: R.entitlement,
+    scope: CERTIFICATE_SCOPES.order,
+    cache: invalidates(() => [CERTIFICATES]),
+  },
   {
     method: 'POST',
     route: R.reissue,
+    scope: CERTIFICATE_SCOPES.reissue,
     cache: invalidates((call) => [CERTIFICATES, ...certificateTags(call)]),
   },
   {
     method: 'GET',
+    scope: CERTIFICATE_SCOPES.read,
     route: R.download,
     cache: cacheFor({ kind: 'certificate-bundle', ttlSec: 3600, tags: entitlementTags }),
   },
   {
     method: 'GET',
+    scope: CERTIFICATE_SCOPES.read,
     route: R.customerCertificates,
     cache: cacheFor({ kind: 'certificate-list', ttlSec: 60, tags: () => [CERTIFICATES] }),
   },
   {
     method: 'GET',
+    scope: CERTIFICATE_SCOPES.read,
     route: R.customerCertificate,
     cache: cacheFor({
       kind: 'certificate-detail',
@@ -89,26 +109,31 @@ export const CERTIFICATE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit(b
   },
   {
     method: 'GET',
+    scope: CERTIFICATE_SCOPES.read,
     route: R.domainVerifications,
     cache: cacheFor({ kind: 'domain-verification', ttlSec: 30, tags: certificateTags }),
   },
   {
     method: 'GET',
+    scope: CERTIFICATE_SCOPES.read,
     route: R.domainVerification,
     cache: cacheFor({ kind: 'domain-verification', ttlSec: 30, tags: certificateTags }),
   },
   {
     method: 'GET',
+    scope: CERTIFICATE_SCOPES.read,
     route: R.acmeBinding,
     cache: neverCache('carries the ACME hmacKey (a secret)'),
   },
   {
     method: 'GET',
+    scope: CERTIFICATE_SCOPES.read,
     route: R.subscriptionSearch,
     cache: cacheFor({ kind: 'certificate-subscription', ttlSec: 120, tags: () => [CERTIFICATES] }),
   },
   {
     method: 'GET',
+    scope: CERTIFICATE_SCOPES.read,
     route: R.subscription,
     cache: cacheFor({ kind: 'certificate-subscription', ttlSec: 120, tags: () => [CERTIFICATES] }),
   },

@@ -2,7 +2,8 @@
  * The commerce REST routes this domain calls, as the upstream stack must treat them (cache,
  * circuit, redaction). Transaction answers are redacted (`card-redaction.ts`) before anything is
  * cached or read. The single-transaction read is declared though unused (commerce.api.ts says why),
- * so that a future caller gets its redaction and cache by default.
+ * so that a future caller gets its redaction and cache by default. Scopes as the commerce
+ * document's scope list gives them.
  */
 import { cacheFor, invalidates, pathParam, type Tagger } from '../upstream/cache-policy.ts';
 import { inCircuit, type UpstreamRoute } from '../upstream/upstream-routes.ts';
@@ -29,21 +30,25 @@ export const COMMERCE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit('com
   {
     method: 'GET',
     route: COMMERCE_ROUTES.store,
+    scope: 'commerce.store:read',
     cache: cacheFor({ kind: 'store', ttlSec: 600, tags: storeTags }),
   },
   {
     method: 'GET',
     route: COMMERCE_ROUTES.attribute,
+    scope: 'commerce.store:read',
     cache: cacheFor({ kind: 'store', ttlSec: 600, tags: storeTags }),
   },
   {
     method: 'GET',
     route: COMMERCE_ROUTES.channels,
+    scope: 'commerce.channel:read',
     cache: cacheFor({ kind: 'channel', ttlSec: 600, tags: channelTags }),
   },
   {
     method: 'GET',
     route: COMMERCE_ROUTES.channel,
+    scope: 'commerce.channel:read',
     cache: cacheFor({ kind: 'channel', ttlSec: 600, tags: channelTags }),
     // "a token that can list channels may receive 401 there" (commerce document).
     resourceScoped401: true,
@@ -51,18 +56,31 @@ export const COMMERCE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit('com
   {
     method: 'GET',
     route: COMMERCE_ROUTES.customers,
+    scope: 'commerce.customer:read',
     cache: cacheFor({ kind: 'store-customer', ttlSec: 60, tags: customerTags }),
   },
   {
     method: 'GET',
     route: COMMERCE_ROUTES.customer,
+    scope: 'commerce.customer:read',
     cache: cacheFor({ kind: 'store-customer', ttlSec: 60, tags: customerTags }),
   },
-  { method: 'POST', route: COMMERCE_ROUTES.customers, cache: invalidates(customerTags) },
-  { method: 'PATCH', route: COMMERCE_ROUTES.customer, cache: invalidates(customerTags) },
+  {
+    method: 'POST',
+    route: COMMERCE_ROUTES.customers,
+    scope: 'commerce.customer:create',
+    cache: invalidates(customerTags),
+  },
+  {
+    method: 'PATCH',
+    route: COMMERCE_ROUTES.customer,
+    scope: 'commerce.customer:update',
+    cache: invalidates(customerTags),
+  },
   {
     method: 'GET',
     route: COMMERCE_ROUTES.transactions,
+    scope: 'commerce.transaction:read',
     cache: cacheFor({
       kind: 'transaction',
       ttlSec: 30,
@@ -75,6 +93,7 @@ export const COMMERCE_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit('com
   {
     method: 'GET',
     route: COMMERCE_ROUTES.transaction,
+    scope: 'commerce.transaction:read',
     cache: cacheFor({ kind: 'transaction', ttlSec: 30, tags: transactionTags }),
     redact: redactTransactionRecord,
   },

@@ -1418,14 +1418,21 @@ export type QueryStoreArgs = {
   storeId: Scalars['ID']['input'];
 };
 
-/** The caller's upstream request budget as the gateway sees it. */
+/**
+ * The caller's upstream request budget as the gateway sees it. `viewer.rateLimit` is read when the
+ * field resolves, which may be before the same operation's other calls are made; the response's
+ * `extensions.rateLimit` (and `RateLimit-*` headers) is after its last call: act on that one.
+ */
 export type RateLimitBudget = {
   __typename?: 'RateLimitBudget';
   /** Requests allowed per window. */
   limit: Scalars['Int']['output'];
   /** Requests left in the current window. */
   remaining: Scalars['Int']['output'];
-  /** Seconds until the window resets. */
+  /**
+   * Seconds until the window resets. With nothing spent and no window running (a credential not seen
+   * yet, or whose window has just reset) the whole window: the next call starts one.
+   */
   resetSec: Scalars['Int']['output'];
   /**
    * Of `remaining`, the calls kept for writes (mutations): queries stop when only these are left,

@@ -12,11 +12,11 @@
  * - the unpaged lists made to tell their length when they arrive (`unpaged-list-arrivals.ts`);
  * - and every resolver made to name its field's path to the upstream ledger (`ledger-paths.ts`).
  *
- * Everything is read from disk once at start-up; nothing is introspected.
+ * Everything is read from disk and parsed once per process (kit/local-sdl.ts,
+ * stitching/remote-snapshots.ts); nothing is introspected.
  */
-import { readdir, readFile } from 'node:fs/promises';
 import { stitchSchemas } from '@graphql-tools/stitch';
-import { JSONResolver } from 'graphql-scalars';
+import { JSONResolver } from './graphql-scalars.ts';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from '../generated/resolvers.ts';
 import { certificateResolvers } from '../certificates/certificates.resolvers.ts';
@@ -28,24 +28,16 @@ import { DateTimeScalar } from './date-time.scalar.ts';
 import { withFieldPaths } from './ledger-paths.ts';
 import { unwrapLocalFields } from './local-field-resolvers.ts';
 import { withUnpagedListArrivals } from './unpaged-list-arrivals.ts';
+import { localSdlDocuments } from '../kit/local-sdl.ts';
 import { nodeResolvers } from './node.resolvers.ts';
 import { viewerResolvers } from './viewer.resolvers.ts';
-
-/** schema/ at the project root, from src/graph. */
-const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
-
-/** The local SDL files (schema/*.graphql; schema/remote/ is a folder and is not read here). */
-export async function loadTypeDefs(): Promise<string[]> {
-  const files = (await readdir(SCHEMA_DIR)).filter((file) => file.endsWith('.graphql')).sort();
-  return Promise.all(files.map((file) => readFile(new URL(file, SCHEMA_DIR), 'utf8')));
-}
 
 const scalarResolvers: Resolvers = { DateTime: DateTimeScalar, JSON: JSONResolver };
 
 /** The stitched schema the gateway serves (local SDL + catalog, tax and order subschemas). */
 export async function buildGatewaySchema(): Promise<GraphQLSchema> {
-  const typeDefs = await loadTypeDefs();
-  const remote = await createRemoteSubschemas(typeDefs);
+  const typeDefs = localSdlDocuments();
+  const remote = createRemoteSubschemas(typeDefs);
   const localResolvers = [
     scalarResolvers,
     nodeResolvers,

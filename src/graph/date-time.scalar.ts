@@ -14,7 +14,7 @@
  * string) cost more than the rest of a transaction's fields. Anything else takes that way.
  */
 import { GraphQLScalarType } from 'graphql';
-import { DateTimeResolver } from 'graphql-scalars';
+import { DateTimeResolver } from './graphql-scalars.ts';
 
 /** UTC, whole seconds or milliseconds, upper-case `T` and `Z`: the ISO string is the text itself. */
 const PLAIN_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{3})?Z$/;

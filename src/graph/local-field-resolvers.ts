@@ -12,7 +12,6 @@
  * Should a subschema ever declare `merge`, the types it merges keep their wrappers by the same rule.
  */
 import type { StitchingInfo } from '@graphql-tools/delegate';
-import { addResolversToSchema } from '@graphql-tools/schema';
 import {
   defaultFieldResolver,
   getNamedType,
@@ -63,11 +62,8 @@ export function unwrapLocalFields(
     return defaultFieldResolver;
   };
 
-  // `{ resolve }` rather than the function: addResolversToSchema binds bare functions to their map.
-  const unwrapped: Record<
-    string,
-    Record<string, { resolve: GraphQLFieldResolver<unknown, unknown> }>
-  > = {};
+  // Set in place, as `addResolversToSchema` would, without its passes over every default value and
+  // type of the schema (no scalar or enum changes here): a tenth of the schema's build.
   for (const [typeName, fieldNames] of localNames(typeDefs).objectFields) {
     const type = schema.getType(typeName);
     if (!isObjectType(type) || roots.has(typeName) || definedBySubschema(typeName)) continue;
@@ -75,8 +71,8 @@ export function unwrapLocalFields(
     for (const fieldName of fieldNames) {
       const field = fields[fieldName];
       if (!field || mergeable(getNamedType(field.type).name)) continue;
-      (unwrapped[typeName] ??= {})[fieldName] = { resolve: domainResolve(typeName, fieldName) };
+      field.resolve = domainResolve(typeName, fieldName);
     }
   }
-  return addResolversToSchema({ schema, resolvers: unwrapped, updateResolversInPlace: true });
+  return schema;
 }

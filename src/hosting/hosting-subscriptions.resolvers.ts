@@ -10,8 +10,11 @@ import type { WatchEvent } from '../kit/shared-pollers.ts';
 import { eventState } from '../kit/watch-events.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 
-const stateOf = <T>(event: WatchEvent<T>, _args: unknown, context: GatewayContext): T =>
-  eventState(event, context);
+const stateOf = <T>(
+  event: WatchEvent<T>,
+  _args: unknown,
+  context: GatewayContext,
+): T | Promise<T> => eventState(event, context);
 
 export const hostingSubscriptionResolvers: Resolvers = {
   Subscription: {

@@ -75,31 +75,52 @@ const deploymentsTtl = shorterWhileMoving(
   MOVING_POLL_SEC,
 );
 
-const read = (route: string, cache: UpstreamRoute['cache']) =>
-  ({ method: 'GET', route, cache, limitClass: HOSTING_LIMITS.read }) as const;
-const write = (method: 'POST' | 'PATCH' | 'DELETE', route: string, cache: UpstreamRoute['cache']) =>
-  ({ method, route, cache, limitClass: HOSTING_LIMITS.write }) as const;
-const heavy = (route: string, cache: UpstreamRoute['cache']) =>
-  ({ method: 'POST', route, cache, limitClass: HOSTING_LIMITS.heavy }) as const;
+/**
+ * The hosting document names eight scopes but not which operation needs which ("Which scope each
+ * operation requires: not shown"). Weft's decision, which the simulator enforces too: every read
+ * needs `apps:read` except the logs (`logs:read`); each write the scope its name says.
+ */
+export const HOSTING_SCOPES = {
+  read: 'hosting.paas.apps:read',
+  logs: 'hosting.paas.logs:read',
+  create: 'hosting.paas.apps:create',
+  update: 'hosting.paas.apps:update',
+  delete: 'hosting.paas.apps:delete',
+  upload: 'hosting.paas.code:write',
+  deploy: 'hosting.paas.deploy:execute',
+  secrets: 'hosting.paas.secrets:write',
+} as const;
+
+const read = (route: string, cache: UpstreamRoute['cache'], scope: string = HOSTING_SCOPES.read) =>
+  ({ method: 'GET', route, cache, scope, limitClass: HOSTING_LIMITS.read }) as const;
+const write = (
+  method: 'POST' | 'PATCH' | 'DELETE',
+  route: string,
+  scope: string,
+  cache: UpstreamRoute['cache'],
+) => ({ method, route, cache, scope, limitClass: HOSTING_LIMITS.write }) as const;
+const heavy = (route: string, scope: string, cache: UpstreamRoute['cache']) =>
+  ({ method: 'POST', route, cache, scope, limitClass: HOSTING_LIMITS.heavy }) as const;
 
 export const HOSTING_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit('hosting', [
   read(HOSTING_ROUTES.apps, cacheFor({ kind: 'app-list', ttlSec: 30, tags: () => ['apps'] })),
   write(
     'POST',
     HOSTING_ROUTES.apps,
+    HOSTING_SCOPES.create,
     invalidates(() => ['apps']),
   ),
   read(HOSTING_ROUTES.job, neverCache('job status is polled while it moves')),
   read(HOSTING_ROUTES.app, cacheFor({ kind: 'app', ttlSec: 30, tags: appTags })),
-  write('PATCH', HOSTING_ROUTES.app, appWrite),
-  write('DELETE', HOSTING_ROUTES.app, appWrite),
-  heavy(HOSTING_ROUTES.source, appWrite),
+  write('PATCH', HOSTING_ROUTES.app, HOSTING_SCOPES.update, appWrite),
+  write('DELETE', HOSTING_ROUTES.app, HOSTING_SCOPES.delete, appWrite),
+  heavy(HOSTING_ROUTES.source, HOSTING_SCOPES.upload, appWrite),
   read(HOSTING_ROUTES.sourceStatus, neverCache('upload status is polled while it moves')),
   read(
     HOSTING_ROUTES.deployments,
     cacheFor({ kind: 'app-deployments', ttlSec: 30, ttlOf: deploymentsTtl, tags: appTags }),
   ),
-  heavy(HOSTING_ROUTES.deployments, appWrite),
+  heavy(HOSTING_ROUTES.deployments, HOSTING_SCOPES.deploy, appWrite),
   read(
     HOSTING_ROUTES.status,
     cacheFor({
@@ -110,6 +131,6 @@ export const HOSTING_UPSTREAM_ROUTES: readonly UpstreamRoute[] = inCircuit('host
     }),
   ),
   read(HOSTING_ROUTES.secrets, cacheFor({ kind: 'app-secret-names', ttlSec: 60, tags: appTags })),
-  write('POST', HOSTING_ROUTES.secrets, invalidates(appTags)),
-  read(HOSTING_ROUTES.logs, neverCache('logs are a live tail')),
+  write('POST', HOSTING_ROUTES.secrets, HOSTING_SCOPES.secrets, invalidates(appTags)),
+  read(HOSTING_ROUTES.logs, neverCache('logs are a live tail'), HOSTING_SCOPES.logs),
 ]);

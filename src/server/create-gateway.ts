@@ -2,7 +2,7 @@
  * Assembles the gateway: upstream client, schema, Apollo Server on Fastify, health routes.
  * `main.ts` and the tests call {@link createGateway}; nothing here reads the environment.
  */
-import { createServer } from 'node:http';
+import type { createServer as CreateServer } from 'node:http';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -11,6 +11,7 @@ import Fastify, {
 import { ApolloServer } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { Logger } from 'pino';
@@ -56,8 +57,15 @@ import { registerProxyWarnings } from './proxy-warnings.ts';
 import { AccessLogController } from './access-log.ts';
 import { createDrainDeadline, drainSchedule } from './shutdown/drain-deadline.ts';
 import { verifyWithOf } from '../graph/write-verification.ts';
+import { onDemandSchemaCompilers } from './schema-compilers.ts';
 
 const GRAPHQL_PATH = '/graphql';
+
+/**
+ * `node:http` as CommonJS: an ES import of it builds a module namespace, whose reading of the
+ * exports loads Node's bundled undici behind `http.WebSocket` (~10 ms of every start-up).
+ */
+const createServer: typeof CreateServer = process.getBuiltinModule('node:http').createServer;
 
 /**
  * The lease of a watch's poll loop across replicas: two minimum poll intervals, so that a holder that
@@ -159,6 +167,8 @@ export async function createGateway(
     // Fastify's 10 s for a plugin to load was seen to run out on a loaded two-core machine (CI with
     // Chromium and 100 MiB uploads beside it); a start-up that hangs still fails, later.
     pluginTimeout: 30_000,
+    // ajv and fast-json-stringify load only if a route declares a schema (none does).
+    schemaController: { compilersFactory: onDemandSchemaCompilers },
   });
   app.decorateRequest('operationLog', undefined);
   // Memory a burst grew is given back in the next quiet moment (docs/operations.md "Memory").
@@ -219,6 +229,9 @@ export async function createGateway(
       // Cache-Control is Weft's (requestLifecyclePlugin, the replay plugin); Apollo's plugin would
       // instrument every resolver call for a policy nothing reads.
       ApolloServerPluginCacheControlDisabled(),
+      // Apollo adds inline tracing by default, acting only for a federation subgraph (which this
+      // graph is not); loading it would load Apollo's usage-reporting protobuf at every start-up.
+      ApolloServerPluginInlineTraceDisabled(),
       requestLifecyclePlugin(),
       upstreamFactsPlugin(metrics),
       observabilityPlugin(metrics, tracing),

@@ -30,22 +30,27 @@ function jsonOf(value: unknown): unknown {
   }
 }
 
-/** Read once per request: the document checks, APQ registration and replay each ask. */
-const known = new WeakMap<FastifyRequest, GraphqlParams | null>();
+/**
+ * Read once per request (the document checks, APQ registration and replay each ask), and kept as a
+ * property of the request (null: it has none) rather than in a WeakMap, whose entries the collector
+ * traces as ephemerons after every request.
+ */
+const PARAMS = Symbol('weft.graphqlParams');
+type WithParams = FastifyRequest & { [PARAMS]?: GraphqlParams | null };
 
 /** Undefined for a request without parameters, or a batch (an array, which Apollo refuses). */
-export function graphqlParamsOf(request: FastifyRequest): GraphqlParams | undefined {
-  let params = known.get(request);
+export function graphqlParamsOf(request: WithParams): GraphqlParams | undefined {
+  let params = request[PARAMS];
   if (params === undefined) {
     params = readParams(request) ?? null;
-    known.set(request, params);
+    request[PARAMS] = params;
   }
   return params ?? undefined;
 }
 
 /** After a step changed the request's parameters (APQ registration drops a hash): read them again. */
-export function forgetGraphqlParams(request: FastifyRequest): void {
-  known.delete(request);
+export function forgetGraphqlParams(request: WithParams): void {
+  request[PARAMS] = undefined;
 }
 
 function readParams(request: FastifyRequest): GraphqlParams | undefined {

@@ -47,11 +47,14 @@ export const ALL_SCOPES = [
 ] as const;
 
 const READ_SCOPES = ALL_SCOPES.filter((scope) => scope.endsWith(':read'));
+/** A token made for the certificates alone (docs/provider.md: `npm run doctor` names what it lacks). */
+const CERTIFICATE_SCOPES = ALL_SCOPES.filter((scope) => scope.startsWith('ssl.certificates:'));
 
 const PRINCIPALS: readonly SimPrincipal[] = [
   { token: 'demo-token', accountId: 'A', scopes: new Set(ALL_SCOPES) },
   { token: 'demo-readonly', accountId: 'A', scopes: new Set(READ_SCOPES) },
   { token: 'demo-other', accountId: 'B', scopes: new Set(ALL_SCOPES) },
+  { token: 'demo-certificates', accountId: 'A', scopes: new Set(CERTIFICATE_SCOPES) },
 ];
 
 /** A bearer token is a non-empty run of token68 characters (RFC 7235). */

@@ -9,8 +9,8 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyServerOptions,
 } from 'fastify';
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { authenticate, type SimPrincipal } from './accounts.ts';
@@ -68,6 +68,11 @@ export interface SimulatorOptions {
   onArrival?: (request: { readonly method: string; readonly url: string }) => unknown;
   /** Told of each API request once its answer is sent (a test times what followed an answer). */
   onAnswered?: (request: { readonly method: string; readonly url: string }) => void;
+  /**
+   * Fastify's schema controller: the embedded simulator gets the gateway's, which loads ajv only if
+   * a route declares a schema (none here does), so `npm start` does not load it for the simulator.
+   */
+  schemaController?: FastifyServerOptions['schemaController'];
 }
 
 export const DEFAULT_IP_LIMITS: Record<IpRouteClass, number> = {
@@ -86,6 +91,9 @@ export interface Simulator {
   /** Changes knobs at run time (tests: faults, latency). */
   configure(knobs: Partial<SimKnobs>): void;
 }
+
+// `node:http` as CommonJS: an ES import of it would load Node's bundled undici (`http.WebSocket`).
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 const setRateHeaders = (reply: FastifyReply, verdict: WindowVerdict): void => {
   reply.header('RateLimit-Limit', String(verdict.limit));
@@ -219,6 +227,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       void refuseUnrouted(error, request as FastifyRequest, reply as FastifyReply);
     },
     clientErrorHandler: refuseUnparsable,
+    ...(options.schemaController ? { schemaController: options.schemaController } : {}),
   });
   app.addHook('onRoute', (route) => routeIndex.add(route));
 

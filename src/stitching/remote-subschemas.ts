@@ -6,19 +6,19 @@
  * argument and store routing, an executor through the upstream client, and `batch: true` so that
  * sibling fields bound for one subgraph (and one store) leave as ONE upstream request.
  */
-import { readFile } from 'node:fs/promises';
-import { buildSchema, type DocumentNode, type GraphQLResolveInfo } from 'graphql';
+import type { DocumentNode, GraphQLResolveInfo } from 'graphql';
 import { Subschema, delegateToSchema, type SubschemaConfig } from '@graphql-tools/delegate';
 import type { GatewayContext } from '../kit/request-context.ts';
 import { localNames, planRenames } from './name-collisions.ts';
-import { REMOTE_SUBGRAPHS, snapshotUrl, type RemoteSubgraph } from './remote-subgraphs.ts';
+import { REMOTE_SUBGRAPHS, type RemoteSubgraph } from './remote-subgraphs.ts';
+import { snapshotSchema } from './remote-snapshots.ts';
 import { createStoreExtension, STORE_TYPE, type StoreExtension } from './store-extension.ts';
 import { STORE_ID_ARGUMENT, resolveStoreId, subgraphScope } from './store-routing.ts';
 import { createSubgraphExecutor } from './subgraph-executor.ts';
 import {
   moneyInputDescriptionsTransform,
-  renameTransforms,
   rootFieldsTransform,
+  typeRenameTransforms,
   wholeSubgraphAnswerTransform,
 } from './subgraph-transforms.ts';
 
@@ -27,24 +27,6 @@ export interface RemoteSubschemas {
   readonly subschemas: readonly Subschema[];
   /** `Store` fields for the catalog and tax reads (store-extension.ts). */
   readonly storeExtension: StoreExtension;
-}
-
-/** Reads and parses the snapshots; a missing or invalid one fails start-up with its path. */
-export async function loadRemoteSchemas(
-  subgraphs: readonly RemoteSubgraph[] = REMOTE_SUBGRAPHS,
-): Promise<{ subgraph: RemoteSubgraph; sdl: string }[]> {
-  return Promise.all(
-    subgraphs.map(async (subgraph) => {
-      const url = snapshotUrl(subgraph);
-      try {
-        return { subgraph, sdl: await readFile(url, 'utf8') };
-      } catch (error) {
-        throw new Error(`cannot read the ${subgraph.name} schema snapshot ${url.pathname}`, {
-          cause: error,
-        });
-      }
-    }),
-  );
 }
 
 type ProxyingResolverFactory = NonNullable<SubschemaConfig['createProxyingResolver']>;
@@ -80,12 +62,13 @@ const proxyingResolver =
   };
 
 /** Builds the three subschemas and the `Store` extension against the local SDL. */
-export async function createRemoteSubschemas(
+export function createRemoteSubschemas(
   localTypeDefs: readonly (string | DocumentNode)[],
-): Promise<RemoteSubschemas> {
-  const snapshots = (await loadRemoteSchemas()).map(({ subgraph, sdl }) => ({
+): RemoteSubschemas {
+  // Built once per process, shared with the call bounds (remote-snapshots.ts).
+  const snapshots = REMOTE_SUBGRAPHS.map((subgraph) => ({
     subgraph,
-    schema: buildSchema(sdl),
+    schema: snapshotSchema(subgraph),
   }));
   const local = localNames(localTypeDefs);
   const plan = planRenames(local, snapshots);
@@ -101,12 +84,12 @@ export async function createRemoteSubschemas(
       createProxyingResolver: proxyingResolver(subgraph),
       transforms: [
         moneyInputDescriptionsTransform(),
-        ...renameTransforms(renames),
-        rootFieldsTransform(subgraph),
+        ...typeRenameTransforms(renames),
+        rootFieldsTransform(subgraph, renames),
         wholeSubgraphAnswerTransform(),
       ],
     });
-    return { subgraph, subschema };
+    return { subgraph, subschema, renames };
   });
 
   return {

@@ -14,17 +14,20 @@ import {
 } from 'graphql';
 import type { Transform } from '@graphql-tools/delegate';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
-import { RenameRootFields, RenameTypes, TransformRootFields } from '@graphql-tools/wrap';
+import { RenameTypes, TransformRootFields } from '@graphql-tools/wrap';
 import type { SubgraphRenames } from './name-collisions.ts';
 import type { RemoteSubgraph } from './remote-subgraphs.ts';
 import { STORE_ID_ARGUMENT } from './store-routing.ts';
 
-/** The renames of name-collisions.ts as stitching transforms. */
-export function renameTransforms(renames: SubgraphRenames): Transform[] {
-  return [
-    new RenameTypes((name) => renames.types.get(name) ?? name),
-    new RenameRootFields((operation, name) => renames.rootFields.get(operation)?.get(name) ?? name),
-  ];
+/**
+ * The type renames of name-collisions.ts as a stitching transform (none when the subgraph has none:
+ * each transform rebuilds the whole schema at start-up). Root fields are renamed by
+ * {@link rootFieldsTransform}, in the same pass as their other changes.
+ */
+export function typeRenameTransforms(renames: SubgraphRenames): Transform[] {
+  return renames.types.size === 0
+    ? []
+    : [new RenameTypes((name) => renames.types.get(name) ?? name)];
 }
 
 /** The sentence that ends a stitched root field's description: where its answer comes from. */
@@ -40,12 +43,13 @@ const STORE_ID_DESCRIPTION =
 
 /**
  * One pass over the root fields (each pass rebuilds the schema, and start-up pays for every one):
- * every description ends with the field's origin ({@link rootFieldOrigin}), after the subgraph's own
- * description when it has one, so a client reading the explorer knows which service answers and
- * that a store is needed; a store-scoped subgraph's fields get `storeId: ID`, which never reaches
- * the subgraph (the proxying resolver takes it out of the arguments and routes the call with it).
+ * the collision renames of name-collisions.ts (`node` → `catalogNode`); every description ends with
+ * the field's origin ({@link rootFieldOrigin}), after the subgraph's own description when it has one,
+ * so a client reading the explorer knows which service answers and that a store is needed; a
+ * store-scoped subgraph's fields get `storeId: ID`, which never reaches the subgraph (the proxying
+ * resolver takes it out of the arguments and routes the call with it).
  */
-export function rootFieldsTransform(subgraph: RemoteSubgraph): Transform {
+export function rootFieldsTransform(subgraph: RemoteSubgraph, renames: SubgraphRenames): Transform {
   const origin = rootFieldOrigin(subgraph);
   return new TransformRootFields((operation, fieldName, fieldConfig) => {
     if (subgraph.storeScoped && fieldConfig.args?.[STORE_ID_ARGUMENT]) {
@@ -53,7 +57,7 @@ export function rootFieldsTransform(subgraph: RemoteSubgraph): Transform {
         `${subgraph.name} ${operation}.${fieldName} already has a \`${STORE_ID_ARGUMENT}\` argument`,
       );
     }
-    return {
+    const config = {
       ...fieldConfig,
       description: fieldConfig.description ? `${fieldConfig.description}\n\n${origin}` : origin,
       ...(subgraph.storeScoped
@@ -65,6 +69,8 @@ export function rootFieldsTransform(subgraph: RemoteSubgraph): Transform {
           }
         : {}),
     };
+    const renamed = renames.rootFields.get(operation)?.get(fieldName);
+    return renamed === undefined ? config : [renamed, config];
   });
 }
 

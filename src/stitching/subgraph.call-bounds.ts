@@ -2,7 +2,8 @@
  * What the stitched subgraphs' fields cost in upstream calls, at most (`kit/call-bounds.ts`,
  * docs/demand.md, "Stitched subgraphs").
  *
- * Derived from the snapshots in schema/remote/ when this module loads, with the same collision
+ * Derived from the snapshots in schema/remote/ when this module loads (built once per process and
+ * shared with the subschemas, remote-snapshots.ts), with the same collision
  * renames as the gateway (`planRenames`), so a field added by `npm run schema:pull` is declared
  * without anyone writing it down: every `Query` and `Mutation` root field of catalog, tax and order,
  * and for the store-scoped subgraphs (catalog, tax) every `Store` field store-extension.ts adds.
@@ -25,36 +26,19 @@
  * Queries are sent as idempotent (the retry layer may repeat them); mutations are not. The bound
  * counts logical calls.
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { buildSchema } from 'graphql';
 import { ONE_CALL, type CallBoundDeclarations, type FieldCallBound } from '../kit/call-bounds.ts';
+import { localSdlDocuments } from '../kit/local-sdl.ts';
 import { localNames, planRenames } from './name-collisions.ts';
-import {
-  REMOTE_SCHEMA_DIR,
-  REMOTE_SUBGRAPHS,
-  snapshotUrl,
-  type RemoteSubgraph,
-} from './remote-subgraphs.ts';
+import { REMOTE_SUBGRAPHS, type RemoteSubgraph } from './remote-subgraphs.ts';
+import { snapshotSchema } from './remote-snapshots.ts';
 import { STORE_TYPE } from './store-extension.ts';
-
-/** The local SDL files, as graph/build-schema.ts reads them (schema/*.graphql). */
-function localTypeDefs(): string[] {
-  const dir = new URL('../', REMOTE_SCHEMA_DIR);
-  return readdirSync(dir)
-    .filter((file) => file.endsWith('.graphql'))
-    .sort()
-    .map((file) => readFileSync(new URL(file, dir), 'utf8'));
-}
 
 /** The declarations of the stitched root fields and `Store` fields of these subgraphs. */
 export function subgraphCallBounds(
   subgraphs: readonly RemoteSubgraph[] = REMOTE_SUBGRAPHS,
 ): CallBoundDeclarations {
-  const snapshots = subgraphs.map((subgraph) => ({
-    subgraph,
-    schema: buildSchema(readFileSync(snapshotUrl(subgraph), 'utf8')),
-  }));
-  const plan = planRenames(localNames(localTypeDefs()), snapshots);
+  const snapshots = subgraphs.map((subgraph) => ({ subgraph, schema: snapshotSchema(subgraph) }));
+  const plan = planRenames(localNames(localSdlDocuments()), snapshots);
   const declarations: Record<string, FieldCallBound> = {};
   for (const { subgraph, schema } of snapshots) {
     const renamed = plan.get(subgraph.name)?.rootFields;

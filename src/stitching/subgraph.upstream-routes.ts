@@ -9,6 +9,7 @@
 import { graphqlOperations, pathParam, type Tagger } from '../upstream/cache-policy.ts';
 import type { RouteClass, UpstreamRoute } from '../upstream/upstream-routes.ts';
 import { CATALOG_SUBGRAPH, ORDER_SUBGRAPH, TAX_SUBGRAPH } from './remote-subgraphs.ts';
+import { CATALOG_SCOPE, ORDER_SCOPE, TAX_SCOPE } from './subgraph-scopes.ts';
 
 export const CATALOG_LIMIT: RouteClass = {
   name: 'catalog',
@@ -29,6 +30,7 @@ export const SUBGRAPH_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
   {
     method: 'POST',
     route: CATALOG_SUBGRAPH.route,
+    scope: CATALOG_SCOPE,
     cache: graphqlOperations({ kind: 'catalog-query', ttlSec: 60, tags: catalogTags }, catalogTags),
     breaker: 'catalog',
     limitClass: CATALOG_LIMIT,
@@ -36,12 +38,14 @@ export const SUBGRAPH_UPSTREAM_ROUTES: readonly UpstreamRoute[] = [
   {
     method: 'POST',
     route: TAX_SUBGRAPH.route,
+    scope: TAX_SCOPE,
     cache: graphqlOperations({ kind: 'tax-query', ttlSec: 300, tags: taxTags }, taxTags),
     breaker: 'tax',
   },
   {
     method: 'POST',
     route: ORDER_SUBGRAPH.route,
+    scope: ORDER_SCOPE,
     cache: graphqlOperations({ kind: 'order-query', ttlSec: 30, tags: orderTags }, orderTags),
     breaker: 'order',
   },

@@ -11,7 +11,10 @@ export interface BudgetSnapshot {
   readonly limit: number;
   /** Requests the gateway may still send in the current window. */
   readonly remaining: number;
-  /** Seconds until the window resets (or, before any upstream answer, until the bucket is full). */
+  /**
+   * Seconds until the window resets; before any upstream answer, until the bucket is full again, or
+   * for a full bucket (no window running) the whole window.
+   */
   readonly resetSec: number;
   /** Of `remaining`, the calls kept for writes: reads stop when only these are left. */
   readonly writeReserve: number;

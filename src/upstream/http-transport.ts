@@ -3,7 +3,7 @@
  * body timeouts, an abort signal carrying the operation's deadline, JSON in and out, and a cap on the
  * response body size. Retries and error policy live in `upstream-client.ts`.
  */
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, errors as undiciErrors } from './undici-pool.ts';
 import { UpstreamError } from '../errors/gateway-errors.ts';
 import { buildQuery, fillRoute, isStreamBody, type UpstreamCall } from './upstream-call.ts';
 

@@ -258,6 +258,9 @@ end
 local resetSec
 if resetAt > 0 then
   resetSec = math.ceil((resetAt - now) / 1000)
+elseif tokens >= cap then
+  -- A full bucket has no window running: the next call starts one (token-bucket.ts, snapshotOf).
+  resetSec = math.ceil(windowMs / 1000)
 else
   resetSec = math.ceil((cap - tokens) * windowMs / math.max(1, cap) / 1000)
 end

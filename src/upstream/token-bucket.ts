@@ -218,15 +218,23 @@ export function correctBucket(
 export const floorOf = (state: { cap: number }, budget: CredentialBudget, priority: CallPriority) =>
   reservedCalls(state.cap, reserveShareOf(priority, budget.writeReserveShare ?? 0));
 
+/**
+ * `resetSec` while no upstream answer has said when the window ends. A bucket with calls spent
+ * refills in (cap − tokens) × window / cap. A full one has no window running: the next call starts
+ * one, which ends a whole window later — the figure a client can plan with, where 0 would read as
+ * "resets now" (docs/clients.md "The budget"). The Redis store's script says the same.
+ */
+const unknownWindowResetMs = (state: BucketState, budget: CredentialBudget): number =>
+  state.tokens >= state.cap
+    ? budget.windowMs
+    : ((state.cap - state.tokens) * budget.windowMs) / Math.max(1, state.cap);
+
 export function snapshotOf(
   state: BucketState,
   now: number,
   budget: CredentialBudget,
 ): BudgetSnapshot {
-  const resetMs =
-    state.resetAt > 0
-      ? state.resetAt - now
-      : ((state.cap - state.tokens) * budget.windowMs) / Math.max(1, state.cap);
+  const resetMs = state.resetAt > 0 ? state.resetAt - now : unknownWindowResetMs(state, budget);
   return {
     limit: state.cap,
     remaining: Math.max(0, Math.floor(state.tokens)),

@@ -20,10 +20,24 @@ export interface RouteClass {
   readonly perCredential: boolean;
 }
 
+/**
+ * The Personal Access Token scope the provider requires for a route: one scope, or for a GraphQL
+ * route one scope for its queries and one per mutation root field (by the field's name in the
+ * subgraph's own schema). Read by the scope table of docs/provider.md and by `npm run doctor`; the
+ * stack does not enforce it (the provider does, with a 403).
+ */
+export type RouteScope =
+  string | { readonly query: string; readonly mutation: (rootField: string) => string };
+
 export interface UpstreamRoute {
   readonly method: HttpMethod;
   /** The path template the domain calls, e.g. `/things/{thingId}`. */
   readonly route: string;
+  /**
+   * What a token needs to call it (docs/provider.md "Scopes"). Every route of the graph declares
+   * one (a test holds them); optional so that a test's own route need not.
+   */
+  readonly scope?: RouteScope;
   /** Cached (kind, TTL, tags), never cached, or a write that invalidates tags. */
   readonly cache: RoutePolicy;
   /** The upstream part the route belongs to: each part has its own circuit. */

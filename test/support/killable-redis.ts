@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createClient } from 'redis';
 import { until } from './clock.ts';
 
-/** The ports kept for throwaway Redis servers (the shared one is 6379, the clusters 7000–7015). */
+/** The ports kept for throwaway Redis servers (the shared one is 6379, the clusters 7000–7029). */
 const PORTS = Array.from({ length: 10 }, (_, i) => 7030 + i);
 
 export interface KillableRedis {

@@ -253,6 +253,10 @@ class Generator {
   private readonly definitions: string[] = [];
   /** The first required input field no value could be made for (`Input.field: Type`), for reports. */
   unmade: string | undefined;
+  /** Fields drawn and then left out because a required argument of theirs could not be made. */
+  dropped = 0;
+  /** Fields drawn and selected. */
+  selected = 0;
 
   private readonly schema: GraphQLSchema;
   private readonly pools: SeedPools;
@@ -518,7 +522,10 @@ class Generator {
     for (const arg of field.args) {
       const value = this.argument(parent.name, field, arg, scope);
       if (value === CANNOT) {
-        if (isNonNullType(arg.type)) return undefined;
+        if (isNonNullType(arg.type)) {
+          this.dropped += 1;
+          return undefined;
+        }
         continue;
       }
       if (value === OMIT) continue;
@@ -565,6 +572,7 @@ class Generator {
           seen > 0 ? `${field.name}${seen}` : undefined,
         );
         if (text === undefined) continue;
+        this.selected += 1;
         used.set(field.name, seen + 1);
         parts.push(text);
       }
@@ -594,6 +602,8 @@ export interface Generated {
   readonly operations: readonly GeneratedOperation[];
   /** Drafts refused by the schema's validation and drawn again (should stay 0). */
   readonly invalid: readonly { query: string; errors: string[] }[];
+  /** Fields drawn and left out because a required argument could not be made, and those selected. */
+  readonly fields: { readonly dropped: number; readonly selected: number };
 }
 
 /** `count` operations from `seed`, each valid against `schema`. */
@@ -606,8 +616,12 @@ export function generateOperations(
   const random = seededRandom(seed);
   const operations: GeneratedOperation[] = [];
   const invalid: { query: string; errors: string[] }[] = [];
+  const fields = { dropped: 0, selected: 0 };
   while (operations.length < count && invalid.length < count) {
-    const draft = new Generator(schema, pools, random).operation(operations.length + 1);
+    const generator = new Generator(schema, pools, random);
+    const draft = generator.operation(operations.length + 1);
+    fields.dropped += generator.dropped;
+    fields.selected += generator.selected;
     const errors = validate(schema, parse(draft.query));
     if (errors.length > 0) {
       invalid.push({ query: draft.query, errors: errors.map((e) => e.message) });
@@ -615,7 +629,7 @@ export function generateOperations(
     }
     operations.push(draft);
   }
-  return { operations, invalid };
+  return { operations, invalid, fields };
 }
 
 /**

@@ -62,16 +62,44 @@ describe('dangerous configurations are refused at start-up, naming the variable'
       /CREDENTIAL_HMAC_SECRET: required with REDIS_URL/,
     );
     expect(
-      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CREDENTIAL_HMAC_SECRET: 'x'.repeat(16) })
-        .REDIS_URL,
+      loadConfig({
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        CREDENTIAL_HMAC_SECRET: 'x'.repeat(16),
+        UPSTREAM_URL: 'http://127.0.0.1:4010',
+      }).REDIS_URL,
     ).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('refuses replicas on one Redis that would each embed their own simulator', () => {
+    const secret = { CREDENTIAL_HMAC_SECRET: 'x'.repeat(16) };
+    // Left to guess, each replica would serve its own simulator's data (one's job, another's NOT_FOUND).
+    expect(refusal({ REDIS_URL: 'redis://127.0.0.1:6379', ...secret })).toMatch(
+      /UPSTREAM_URL: required with REDIS_URL \(replicas sharing Redis must share one upstream/,
+    );
+    expect(refusal({ REDIS_CLUSTER_NODES: 'redis-a:7000', ...secret })).toMatch(
+      /UPSTREAM_URL: required with REDIS_CLUSTER_NODES/,
+    );
+    // One shared upstream, or the simulator chosen on purpose for a single process: accepted.
+    expect(
+      loadConfig({
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        UPSTREAM_URL: 'http://127.0.0.1:4010',
+        ...secret,
+      }).UPSTREAM,
+    ).toBe('url');
+    expect(
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', UPSTREAM: 'embedded', ...secret }).UPSTREAM,
+    ).toBe('embedded');
   });
 
   it('reads a Redis Cluster as its root nodes, with the secret, never beside REDIS_URL', () => {
     const secret = { CREDENTIAL_HMAC_SECRET: 'x'.repeat(16) };
     expect(
-      loadConfig({ REDIS_CLUSTER_NODES: ' redis-a:7000, 10.0.0.2:7001 ,', ...secret })
-        .REDIS_CLUSTER_NODES,
+      loadConfig({
+        REDIS_CLUSTER_NODES: ' redis-a:7000, 10.0.0.2:7001 ,',
+        UPSTREAM_URL: 'http://127.0.0.1:4010',
+        ...secret,
+      }).REDIS_CLUSTER_NODES,
     ).toEqual(['redis-a:7000', '10.0.0.2:7001']);
     expect(refusal({ REDIS_CLUSTER_NODES: 'redis-a:7000' })).toMatch(
       /CREDENTIAL_HMAC_SECRET: required with REDIS_CLUSTER_NODES/,

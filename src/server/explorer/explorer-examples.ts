@@ -39,7 +39,7 @@ query Certificates($customerId: ID! = "demo-customer", $first: Int = 5, $after: 
 `;
 
 const hosting = `# Hosting: your Node.js apps with their runtime status, recent deployments and secret names
-# (secret values are write-only). Follow a job live with the appJob subscription.
+# (secret values are write-only). Follow a job live with the appJob subscription (the AppJob tab).
 query Hosting {
   apps {
     appId
@@ -83,6 +83,40 @@ query Commerce($storeId: ID! = "11111111-1111-4111-8111-111111111111") {
 }
 `;
 
+const dashboard = `# Dashboard: the fast part first. The apps and their status arrive at once; each app's recent
+# deployments (one more upstream call per app) arrive in a later part, marked @defer. The response
+# shows the parts merged as they come; "As it arrived" below it lists each part and when it came.
+query Dashboard {
+  apps {
+    appId
+    name
+    status
+    runtimeStatus { appStatus }
+    ... @defer(label: "deployments") {
+      deployments(limit: 3) {
+        totalCount
+        deployments { deploymentId status }
+      }
+    }
+  }
+  viewer { rateLimit { limit remaining } }
+}
+`;
+
+const appJob = `# Hosting, live: an app's creation job as it changes (PENDING, then ACTIVE or FAILED); the
+# gateway polls the upstream and sends each change (GraphQL over SSE, with the Headers tab).
+# Start a job in a new tab with
+#   mutation { createApp(input: { name: "my-app" }) { job { jobId } userErrors { message } } }
+# then put its id in the variables: {"jobId": "job-0004"}. The stop button ends the subscription.
+subscription AppJob($jobId: ID! = "job-0001") {
+  appJob(jobId: $jobId) {
+    jobId
+    status
+    app { appId name }
+  }
+}
+`;
+
 /** A token of the embedded simulator and what it may see. */
 export interface DemoToken {
   readonly token: string;
@@ -99,9 +133,22 @@ export const DEMO_TOKENS: readonly DemoToken[] = [
   { token: 'demo-other', gives: "account B, every scope, none of account A's data" },
 ];
 
-/** The tabs, in order: certificates first (it opens on load). */
+/**
+ * The examples answered by one POST (a `@defer` one, whole, to a client that reads no parts), in
+ * order: certificates first (it opens on load).
+ */
 export const EXPLORER_TABS: readonly ExplorerTab[] = [
   { query: certificates },
   { query: hosting },
   { query: commerce },
+  { query: dashboard },
+];
+
+/** The subscription examples: answered over SSE or graphql-ws, never as one JSON answer. */
+export const EXPLORER_SUBSCRIPTION_TABS: readonly ExplorerTab[] = [{ query: appJob }];
+
+/** Every tab the explorer opens with, in order. */
+export const EXPLORER_ALL_TABS: readonly ExplorerTab[] = [
+  ...EXPLORER_TABS,
+  ...EXPLORER_SUBSCRIPTION_TABS,
 ];

@@ -13,7 +13,7 @@ import {
   readExplorerManifest,
   type ExplorerManifest,
 } from './explorer-bundle.ts';
-import { DEMO_TOKENS, EXPLORER_TABS } from './explorer-examples.ts';
+import { DEMO_TOKENS, EXPLORER_ALL_TABS } from './explorer-examples.ts';
 import {
   EXPLORER_PAGE_HEADERS,
   renderExplorerMissingPage,
@@ -80,7 +80,7 @@ export async function registerExplorer(
   const html = renderExplorerPage({
     config: {
       endpoint: options.graphqlPath,
-      tabs: EXPLORER_TABS,
+      tabs: EXPLORER_ALL_TABS,
       defaultHeaders: EXPLORER_DEFAULT_HEADERS,
       workers: {
         editor: asset(manifest.workers.editor),

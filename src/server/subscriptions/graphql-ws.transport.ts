@@ -10,7 +10,7 @@ import { errorCodesOf } from '../../errors/graphql-errors.ts';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { GatewayContext } from '../../kit/request-context.ts';
@@ -23,13 +23,14 @@ import {
 } from './subscription-execution.ts';
 
 export interface GraphQLWsOptions extends SubscriptionExecutionOptions {
-  readonly path: string;
   readonly credentialFor: CredentialFactory;
   readonly logger: FastifyBaseLogger;
   readonly isProduction: boolean;
 }
 
 export interface GraphQLWsTransport {
+  /** Takes over an upgrade of the GraphQL path (the caller checked the path). */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every connection (1001 going away) and the server. */
   close(): Promise<void>;
 }
@@ -49,8 +50,6 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** How long a socket may stay open before its `connection_init`. */
 export const CONNECTION_INIT_WAIT_MS = 3_000;
 
-const pathOf = (url: string | undefined): string => (url ?? '').split('?')[0] ?? '';
-
 /**
  * Whether a connection asked for each event's ledger: `Weft-Trace: 1` as a connection parameter
  * (browsers cannot set headers on a WebSocket) or on the upgrade request.
@@ -63,10 +62,7 @@ function asksForLedgers(
   return String(param) === '1' || request.headers['weft-trace'] === '1';
 }
 
-export function registerGraphQLWs(
-  app: FastifyInstance,
-  options: GraphQLWsOptions,
-): GraphQLWsTransport {
+export function createGraphQLWs(options: GraphQLWsOptions): GraphQLWsTransport {
   // Protocol messages are small; ws would otherwise accept frames of up to 100 MiB.
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   /**
@@ -177,18 +173,11 @@ export function registerGraphQLWs(
     wss,
   );
 
-  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (pathOf(request.url) !== options.path) {
-      socket.destroy();
-      return;
-    }
-    wss.handleUpgrade(request, socket, head, (client) => wss.emit('connection', client, request));
-  };
-  app.server.on('upgrade', onUpgrade);
-
   return {
+    handleUpgrade(request, socket, head) {
+      wss.handleUpgrade(request, socket, head, (client) => wss.emit('connection', client, request));
+    },
     async close() {
-      app.server.off('upgrade', onUpgrade);
       await server.dispose();
     },
   };

@@ -12,9 +12,12 @@
  *   route's CSRF check refuses it on request, before this plugin's hook;
  * - credentials: every upload needs a bearer token (the one `Upload` argument is a mutation's), so
  *   a multipart request without one is answered 401 UNAUTHENTICATED, and its connection closed.
+ *
+ * graphql-upload's reader (with busboy) loads with the first upload, not at start-up
+ * (docs/operations.md "Start-up"): the first upload waits for that import, a few milliseconds.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import processRequest from 'graphql-upload/processRequest.mjs';
+import type processRequestType from 'graphql-upload/processRequest.mjs';
 import { ErrorCode, RequestErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import { bearerToken } from '../../upstream/credential.ts';
@@ -49,6 +52,13 @@ function sendMultipartError(
     ),
   );
 }
+
+let reader: Promise<typeof processRequestType> | undefined;
+/** graphql-upload's `processRequest`, imported once, on first use. */
+const processRequest: typeof processRequestType = async (...args) => {
+  reader ??= import('graphql-upload/processRequest.mjs').then((module) => module.default);
+  return (await reader)(...args);
+};
 
 /** Registers multipart bodies on the GraphQL route's scope (graphql-route.plugin.ts). */
 export function acceptGraphQLMultipart(

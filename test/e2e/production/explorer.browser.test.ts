@@ -222,7 +222,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
 
     // A new tab shows the token and sends it.
     await page.click('.graphiql-tab-add');
-    await expect.poll(() => page.locator(TAB).count()).toBe(4);
+    await expect.poll(() => page.locator(TAB).count()).toBe(6);
     await expect.poll(() => shownAuthorization(page)).toBe('Bearer demo-token');
     await typeInto(page, QUERY_EDITOR, '{ apps { appId name } }');
     const fresh = await run(page, '"appId"');

@@ -3,7 +3,9 @@
  * upstream. SIGTERM arrives while a slow query is in flight and two subscriptions (graphql-ws and
  * SSE) are open: the query is answered, the streams end, the log says "stopped", the exit code is 0.
  * A query and a mutation still running when SHUTDOWN_TIMEOUT_MS ends are answered 503
- * SHUTTING_DOWN (the mutation with `outcome: "UNKNOWN"`) before the process exits.
+ * SHUTTING_DOWN (the mutation with `outcome: "UNKNOWN"`) before the process exits. And 49 reads in
+ * flight at 2 s per upstream call are all answered within the default bound: the send window lets a
+ * round out as soon as the upstream has answered the one before, not a few calls per round trip.
  */
 import { once } from 'node:events';
 import { createClient as createSseClient } from 'graphql-sse';
@@ -16,6 +18,14 @@ const CREATE = `mutation($name: String!) { createApp(input: { name: $name }) { j
 const SUB_JOB = `subscription($jobId: ID!) { appJob(jobId: $jobId) { jobId status } }`;
 const SLOW_QUERY =
   '{ certificatesByEntitlement(entitlementId: "demo-entitlement") { certificateId } }';
+const DETAIL = `query($id: ID!) { certificateCustomer(customerId: "demo-customer") {
+  certificate(certificateId: $id) { certificateId } } }`;
+const PAGE = `query($offset: Int) { certificateCustomer(customerId: "demo-customer") {
+  certificates(first: 2, offset: $offset) { edges { node { certificateId } } } } }`;
+/** Reads in flight at SIGTERM: each its own upstream call. */
+const IN_FLIGHT = 49;
+/** The seeded customer's certificates. */
+const CERTIFICATES = 44;
 
 let sim: RunningSimulator;
 /** `METHOD /path` of each call the upstream received. */
@@ -204,6 +214,50 @@ describe('graceful shutdown in production mode', () => {
           { res: { statusCode: 503 }, errorCodes: ['SHUTTING_DOWN'] },
         ]),
       ),
+    );
+  });
+
+  it(`answers ${IN_FLIGHT} reads in flight at 2 s per upstream call within the default bound, each with its data`, async () => {
+    const gateway = await startGatewayProcess({ UPSTREAM_URL: sim.url, LOG_LEVEL: 'debug' });
+    onTestFinished(() => gateway.stop());
+    const received = () =>
+      gateway.logs.filter((line) => line.includes('"incoming request"')).length;
+    const started = received();
+    // The credential has been answered: its calls are sent by its send window, not one probe.
+    expect((await gateway.gql(DETAIL, { id: 'cert-0050' })).body.errors).toBeUndefined();
+    // Its line is written (lines go out in batches) before the others are counted.
+    await expect.poll(received, { interval: 10 }).toBe(started + 1);
+    sim.simulator.configure({ latencyMs: 2_000 });
+    const before = received();
+    // The customer's 44 certificates, then pages of its list: each read its own upstream call.
+    const answers = Array.from({ length: IN_FLIGHT }, (_, i) =>
+      i < CERTIFICATES
+        ? gateway.gql(DETAIL, { id: `cert-${String(i + 1).padStart(4, '0')}` })
+        : gateway.gql(PAGE, { offset: i - CERTIFICATES }),
+    );
+    await expect.poll(received, { interval: 10 }).toBe(before + IN_FLIGHT);
+    gateway.child.kill('SIGTERM');
+
+    const settled = await Promise.all(answers);
+    // Every one answered with its data: none cut by the drain's bound (8 s by default).
+    const customers = settled.map(({ status, body }) =>
+      status === 200 && body.errors === undefined ? body.data.certificateCustomer : undefined,
+    );
+    expect(
+      settled
+        .filter((_, i) => customers[i] === undefined)
+        .map(({ status, body }) => ({ status, code: body.errors?.[0]?.extensions?.code })),
+    ).toEqual([]);
+    expect(customers.filter((customer) => customer.certificate?.certificateId)).toHaveLength(
+      CERTIFICATES,
+    );
+    expect(customers.filter((customer) => customer.certificates?.edges.length > 0)).toHaveLength(
+      IN_FLIGHT - CERTIFICATES,
+    );
+    const [code] = (await once(gateway.child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(messagesOf(gateway)).not.toContain(
+      'in-flight requests outlived the shutdown bound; answering them SHUTTING_DOWN',
     );
   });
 });

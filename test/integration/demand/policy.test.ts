@@ -174,4 +174,28 @@ describe('npm run cost', () => {
     writeFileSync(join(dir, 'broken.graphql'), '{ noSuchField }');
     expect((await run([join(dir, 'broken.graphql')])).code).toBe(1);
   });
+
+  it('bounds an unpaged list per item, a known length as the ledger refines it, and variables by their defaults', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weft-cost-'));
+    const file = join(dir, 'apps.graphql');
+    writeFileSync(
+      file,
+      `query Apps { apps { appId runtimeStatus { __typename } deployments(limit: 3) { totalCount } } }`,
+    );
+    const assumed = await run([file]);
+    expect(assumed.stdout).toContain('Apps: at most 41 upstream calls');
+    expect(assumed.stdout).toContain('once its unpaged lists arrive: 1 + 2 × Query.apps');
+    // The seeded account has three apps: what the gateway's refined bound (and its run) says.
+    const known = await run([file, '--length', 'Query.apps=3']);
+    expect(known.stdout).toContain('Apps: at most 7 upstream calls');
+    expect((await run([file, '--length', 'apps=3'])).code).toBe(2);
+
+    const defaults = join(dir, 'certs.graphql');
+    writeFileSync(
+      defaults,
+      `query Certs($first: Int = 2) { certificateCustomer(customerId: "demo-customer") {
+        certificates(first: $first) { edges { node { commonName domainVerifications { domain } } } } } }`,
+    );
+    expect((await run([defaults])).stdout).toContain('Certs: at most 3 upstream calls');
+  });
 });

@@ -9,10 +9,11 @@
  * the tests that wrote them send it; the estimator does not read headers). An operation's required
  * variables (non-null, no default) get values drawn as the schema-driven generator draws its
  * arguments' (test/support/operation-generator.ts `variablesFor`: by the argument or input field
- * each is passed to, from the seed data's pools, the header's store as the scope) — seeded,
- * `SOUNDNESS_SEED` (default: a new one per run, printed) reproduces a run; the others are left
- * out; a file (`Upload`) goes as a small zip in a multipart request. An operation with a required
- * variable no value can be made for is counted, named with why, and skipped. The bound is
+ * each is passed to, from the seed data's pools, the header's store as the scope) — from a fixed
+ * seed in `npm test` (`SOUNDNESS_SEED` draws others; `SOUNDNESS_SEED=random` a new one, printed);
+ * the others are left out; a file (`Upload`) goes as a small zip in a multipart request. An
+ * operation with a required variable no value can be made for is counted, named with why, and
+ * skipped — at most {@link MAX_SKIPPED_SHARE} of the corpus, or the test fails. The bound is
  * computed with the variables the operation runs with. Queries run first on one stack; mutations
  * then run on fresh stacks, a new one every `MUTATIONS_PER_STACK`, so that what one mutation
  * changes (a deleted record, a spent quota) breaks few of the others. Errors are expected (many
@@ -37,9 +38,20 @@ import {
 import { collectTestOperations, type TestOperation } from '../../support/test-documents.ts';
 
 const MUTATIONS_PER_STACK = 40;
-const SEED = process.env.SOUNDNESS_SEED
-  ? Number(process.env.SOUNDNESS_SEED)
-  : Math.floor(Math.random() * 2 ** 31);
+/** `npm test` draws the same values every run (a new seed per run made passes luck). */
+const DEFAULT_SEED = 45;
+const SEED =
+  process.env.SOUNDNESS_SEED === 'random'
+    ? Math.floor(Math.random() * 2 ** 31)
+    : Number(process.env.SOUNDNESS_SEED ?? DEFAULT_SEED);
+/**
+ * The most of the valid operations that may be skipped for a variable no value can be made for:
+ * each skipped one is an operation whose bound goes unchecked. Today 6 of 383 (1.6 %), every one a
+ * file inside an input object (`UploadAppSourceInput.zipFile`), which the multipart request does
+ * not fill; 3 % leaves room for a few more such tests, not for a generator that stops making a kind
+ * of value (one that made no `appId` skipped 21).
+ */
+const MAX_SKIPPED_SHARE = 0.03;
 
 interface Measured {
   readonly source: string;
@@ -202,6 +214,10 @@ describe('the upstream-call bound is sound over the operations of the project’
         query,
       })),
     ).toEqual([]);
+    // What was skipped went unchecked: a bounded share, named above.
+    expect(unmade.length, 'operations skipped for want of a variable').toBeLessThanOrEqual(
+      Math.floor(valid.length * MAX_SKIPPED_SHARE),
+    );
     // The corpus must spend calls, or the property holds for nothing.
     expect(queries.length).toBeGreaterThan(50);
     // …and the operations given drawn variables must run and spend calls, or they are not tested.

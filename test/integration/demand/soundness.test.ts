@@ -2,9 +2,10 @@
  * Issue 35 § Accuracy: the upstream-call bound (docs/demand.md) is never below the calls execution
  * makes with an empty cache, counted at the simulator. Over two corpora:
  *
- * - operations generated from the gateway's schema (test/support/operation-generator.ts): seeded,
- *   `SOUNDNESS_SEED` (default: a new one per run, printed) and `SOUNDNESS_COUNT` (default 300)
- *   reproduce or extend a run;
+ * - operations generated from the gateway's schema (test/support/operation-generator.ts): a fixed
+ *   seed and size in `npm test` (the same 300 operations every run, so that a pass or a failure
+ *   is reproducible and the corpus cannot shrink unnoticed); `SOUNDNESS_SEED` and
+ *   `SOUNDNESS_COUNT` draw other or bigger corpora (`SOUNDNESS_SEED=random` a new seed, printed);
  * - the fixed corpus: the benchmark's screens (test/bench/journey.ts), the explorer's examples and
  *   the GraphQL examples of docs/*.md.
  *
@@ -16,15 +17,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  isInputType,
-  Kind,
-  parse,
-  typeFromAST,
-  validate,
-  valueFromAST,
-  type GraphQLSchema,
-} from 'graphql';
+import { Kind, parse, validate, type GraphQLSchema } from 'graphql';
 import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
 import { EXPLORER_TABS } from '../../../src/server/explorer/explorer-examples.ts';
 import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
@@ -33,10 +26,21 @@ import { boundOf, startColdStack } from '../../support/call-bound.ts';
 import type { Stack } from '../../support/gateway-harness.ts';
 import { generateOperations, seedPools } from '../../support/operation-generator.ts';
 
-const SEED = process.env.SOUNDNESS_SEED
-  ? Number(process.env.SOUNDNESS_SEED)
-  : Math.floor(Math.random() * 2 ** 31);
-const COUNT = Number(process.env.SOUNDNESS_COUNT ?? 300);
+/** The corpus `npm test` runs: always these operations (a new seed per run made passes luck). */
+const DEFAULT_SEED = 45;
+const DEFAULT_COUNT = 300;
+const SEED =
+  process.env.SOUNDNESS_SEED === 'random'
+    ? Math.floor(Math.random() * 2 ** 31)
+    : Number(process.env.SOUNDNESS_SEED ?? DEFAULT_SEED);
+const COUNT = Number(process.env.SOUNDNESS_COUNT ?? DEFAULT_COUNT);
+/**
+ * The most of the fields drawn that may be left out because a required argument cannot be made:
+ * today none of the ~5,600 the default corpus draws. One in 500 leaves room for a new argument the
+ * pools do not know yet, not for a generator that stops making a kind of id (no `appId` left out
+ * 31 fields).
+ */
+const MAX_DROPPED_SHARE = 0.002;
 
 interface Measured {
   readonly name: string;
@@ -149,21 +153,6 @@ function summary(label: string, runs: readonly Measured[]): string {
   );
 }
 
-/** The variables of an operation: the given ones, then its own defaults. */
-function withDefaults(query: string, given: Record<string, unknown>): Record<string, unknown> {
-  const variables = { ...given };
-  for (const definition of parse(query).definitions) {
-    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-    for (const v of definition.variableDefinitions ?? []) {
-      const name = v.variable.name.value;
-      if (name in variables || !v.defaultValue) continue;
-      const type = typeFromAST(schema, v.type);
-      if (type && isInputType(type)) variables[name] = valueFromAST(v.defaultValue, type);
-    }
-  }
-  return variables;
-}
-
 /** Values for the docs' variables that have no default, by name (missing nullable ones stay out). */
 const DOC_VARIABLES: Record<string, unknown> = {
   store: COMMERCE_IDS.storeA,
@@ -210,10 +199,11 @@ describe('the upstream-call bound is sound (never below the actual calls, cold c
         query: screen.query,
         variables: {},
       })),
+      // As the explorer sends them: no variables, each tab's own defaults stand.
       ...EXPLORER_TABS.map((tab, i) => ({
         name: `explorer tab ${i + 1}`,
         query: tab.query,
-        variables: withDefaults(tab.query, {}),
+        variables: {},
       })),
       ...docsOperations(),
     ];
@@ -236,9 +226,22 @@ describe('the upstream-call bound is sound (never below the actual calls, cold c
 
   it(`over ${COUNT} operations generated from the schema (seed ${SEED})`, async () => {
     console.log(`[soundness] SOUNDNESS_SEED=${SEED} SOUNDNESS_COUNT=${COUNT}`);
-    const { operations, invalid } = generateOperations(schema, await seedPools(), SEED, COUNT);
+    const { operations, invalid, fields } = generateOperations(
+      schema,
+      await seedPools(),
+      SEED,
+      COUNT,
+    );
+    console.log(
+      `[soundness] fields drawn: ${fields.selected} selected, ${fields.dropped} left out for a ` +
+        `required argument no value could be made for`,
+    );
     expect(invalid).toEqual([]);
     expect(operations).toHaveLength(COUNT);
+    // A field left out is a field whose bound goes unchecked: a bounded share of those drawn.
+    expect(fields.dropped, 'fields left out for want of an argument').toBeLessThanOrEqual(
+      Math.floor((fields.selected + fields.dropped) * MAX_DROPPED_SHARE),
+    );
     const runs: Measured[] = [];
     for (const [i, op] of operations.entries())
       runs.push(await measure(`generated #${i + 1}`, op.query, op.variables));

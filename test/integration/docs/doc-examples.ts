@@ -6,7 +6,9 @@
  *   between) holds its variables;
  * - a ```json block with a `"query"` is a request body, posted as it is;
  * - a ```sh block with a `curl` command is a shell script, run as written;
- * - a ```ts block that imports what it uses is a program, run with Node; a ```ts block without
+ * - a ```ts or ```js block that imports what it uses is a program, run with Node as pasted (a ```ts
+ *   one with Node's type stripping); a ```text block right after it (nothing but blank lines
+ *   between) is what it prints, line for line, `…` standing for any text; a ```ts block without
  *   imports must be marked not runnable (a client configuration fragment, for example).
  *
  * A block is marked by an HTML comment on the last non-blank line before it, which Markdown renders
@@ -29,7 +31,10 @@ export interface FencedBlock {
   readonly language: string;
   readonly text: string;
   readonly marker: Marker;
-  /** The ```json block right after it, when there is one (a graphql block's variables). */
+  /**
+   * The block right after it, when there is one: a ```json after a graphql block (its variables), a
+   * ```text after a program (what it prints).
+   */
   readonly next: FencedBlock | undefined;
 }
 
@@ -40,7 +45,13 @@ export interface DocExample {
     | { readonly kind: 'operation'; readonly query: string; readonly variables?: unknown }
     | { readonly kind: 'request-body'; readonly body: string }
     | { readonly kind: 'shell'; readonly script: string }
-    | { readonly kind: 'program'; readonly source: string };
+    | {
+        readonly kind: 'program';
+        readonly source: string;
+        readonly typescript: boolean;
+        /** What it prints, when a ```text block follows it. */
+        readonly prints?: string;
+      };
 }
 
 /** README.md and every docs/*.md, as paths relative to the repository. */
@@ -95,9 +106,12 @@ export function fencedBlocks(path: string): FencedBlock[] {
   for (let k = raw.length - 1; k >= 0; k -= 1) {
     const block = raw[k]!;
     const following = raw[k + 1];
+    const pairs =
+      (block.language === 'graphql' && following?.language === 'json') ||
+      (PROGRAM_LANGUAGES.has(block.language) && following?.language === 'text');
     const adjacent =
       following !== undefined &&
-      following.language === 'json' &&
+      pairs &&
       lines.slice(block.end + 1, following.line - 1).every((line) => line.trim() === '');
     blocks[k] = {
       where: `${path}:${block.line}`,
@@ -109,6 +123,8 @@ export function fencedBlocks(path: string): FencedBlock[] {
   }
   return blocks;
 }
+
+const PROGRAM_LANGUAGES = new Set(['ts', 'js']);
 
 const hasQuery = (text: string): boolean => {
   try {
@@ -135,13 +151,19 @@ export function docExamples(path: string): DocExample[] {
       examples.push({ where, marker, example: { kind: 'request-body', body: text } });
     } else if (block.language === 'sh' && /(^|[\s;&|(])curl\s/m.test(text)) {
       examples.push({ where, marker, example: { kind: 'shell', script: text } });
-    } else if (block.language === 'ts') {
+    } else if (PROGRAM_LANGUAGES.has(block.language)) {
       if (!/^import\s/m.test(text) && marker.kind !== 'not-runnable') {
         throw new Error(
           `${where}: a ts block without imports is a fragment: mark it <!-- docs-test: not-runnable (why) -->`,
         );
       }
-      examples.push({ where, marker, example: { kind: 'program', source: text } });
+      const typescript = block.language === 'ts';
+      const prints = block.next?.text;
+      examples.push({
+        where,
+        marker,
+        example: { kind: 'program', source: text, typescript, ...(prints ? { prints } : {}) },
+      });
     }
   }
   return examples;

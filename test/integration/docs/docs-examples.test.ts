@@ -6,8 +6,12 @@
  * Shell examples run as written: bash runs the block in an empty temporary directory with the real
  * `curl`, the only change being `localhost:4000` → the test gateway's address. `curl` is wrapped in a
  * shell function that keeps each call's status, content type and body, so every answer is checked.
- * Programs (```ts blocks with imports) run with Node from the repository, so their imports resolve
- * to the project's dependencies.
+ * Programs (```ts and ```js blocks with imports) run as pasted with Node — a ```ts one with type
+ * stripping — from a temporary directory inside the repository, so their imports resolve to the
+ * project's dependencies (the client libraries the client tests use), with `localhost:4000` → the test
+ * gateway's address and an `app.zip` beside them for the ones that upload. A program passes when it
+ * exits 0 and prints what the ```text block under it shows (`…`: any text), or, without one, when
+ * it prints no empty, `undefined` or `null` line.
  *
  * An answer passes when its status is 200 and it carries no GraphQL error, no `userErrors` entry and,
  * for an event stream, at least one `next` event and a `complete` (for an answer in parts, `@defer`:
@@ -15,7 +19,7 @@
  * when every answer carries errors, all of that code.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -165,6 +169,47 @@ async function runShell(script: string, gatewayUrl: string): Promise<Answer[]> {
   }
 }
 
+/**
+ * Runs a program as a reader would run the pasted block (`node app.ts`), from a directory inside the
+ * repository so that its imports resolve to the project's node_modules; an `app.zip` (a one-file
+ * archive made with `zip`) is beside it for the programs that upload one. Returns what it printed;
+ * a non-zero exit fails with its stderr.
+ */
+async function runProgram(source: string, typescript: boolean): Promise<string> {
+  const dir = await mkdtemp(join(REPO_ROOT, '.docs-test-'));
+  try {
+    await writeFile(join(dir, 'index.js'), "console.log('hello from app.zip');\n");
+    await run('zip', ['-q', 'app.zip', 'index.js'], { cwd: dir });
+    const running = run(
+      process.execPath,
+      [`--input-type=${typescript ? 'module-typescript' : 'module'}`],
+      { cwd: dir, timeout: 60_000 },
+    );
+    running.child.stdin!.end(source);
+    const { stdout } = await running;
+    return stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Why the printed lines are not the documented ones (`…` in a documented line: any text), if so. */
+function printsAsDocumented(printed: string[], documented: string[]): string | undefined {
+  const pattern = (line: string) =>
+    new RegExp(
+      `^${line
+        .split('…')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
+  const matches =
+    printed.length === documented.length &&
+    documented.every((line, i) => pattern(line).test(printed[i]!));
+  return matches
+    ? undefined
+    : `printed ${JSON.stringify(printed)}, documented ${JSON.stringify(documented)}`;
+}
+
 async function runExample(stack: Stack, { example }: DocExample): Promise<Answer[]> {
   switch (example.kind) {
     case 'operation': {
@@ -182,13 +227,25 @@ async function runExample(stack: Stack, { example }: DocExample): Promise<Answer
       return runShell(example.script, stack.url);
     case 'program': {
       const host = new URL(stack.url).host;
-      const { stdout } = await run(
-        process.execPath,
-        ['--input-type=module', '-e', example.source.replaceAll(DOCUMENTED_ORIGIN, host)],
-        { cwd: REPO_ROOT, timeout: 60_000 },
+      const stdout = await runProgram(
+        example.source.replaceAll(DOCUMENTED_ORIGIN, host),
+        example.typescript,
       );
-      // What a program prints is its answer; it documents what it prints in its own comments.
       const printed = stdout.trim().split('\n');
+      if (example.prints !== undefined) {
+        const mismatch = printsAsDocumented(printed, example.prints.split('\n'));
+        return [
+          {
+            label: 'program',
+            status: 200,
+            contentType: 'json',
+            body: JSON.stringify(
+              mismatch ? { errors: [{ message: mismatch }] } : { data: { printed } },
+            ),
+          },
+        ];
+      }
+      // Without a ```text block, what a program prints is its answer.
       return [
         {
           label: 'program',

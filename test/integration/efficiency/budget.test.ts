@@ -28,7 +28,8 @@ describe('token bucket through the gateway', () => {
     expect(before.body.data.viewer.rateLimit).toEqual({
       limit: 600,
       remaining: 600,
-      resetSec: 0,
+      // A credential never seen: no window runs yet, the first call starts one (UPSTREAM_RATE_WINDOW_SEC).
+      resetSec: 1399,
       writeReserve: 60,
     });
     expect(before.headers['ratelimit-limit']).toBeUndefined(); // nothing spent
@@ -60,6 +61,32 @@ describe('token bucket through the gateway', () => {
       writeReserve: 60,
     });
     expect(await stack.upstreamCalls()).toBe(1);
+  });
+
+  it('viewer.rateLimit is read while the operation runs, extensions.rateLimit after its last call', async () => {
+    stack = await startStack();
+    const before = (await stack.gql(VIEWER)).body.data.viewer.rateLimit;
+    // The viewer field beside fields that spend: the apps list, then each app's deployments.
+    const both = await stack.gql(
+      '{ viewer { rateLimit { limit remaining resetSec writeReserve } } apps { appId deployments(limit: 1) { totalCount } } }',
+      {},
+      { headers: { 'weft-trace': '1' } },
+    );
+    expect(both.body.errors).toBeUndefined();
+    const during = both.body.data.viewer.rateLimit;
+    const after = both.body.extensions.rateLimit;
+    const spent = both.body.extensions.upstream.totals.upstream as number;
+    expect(spent).toBeGreaterThan(2);
+    // After: exactly what the operation spent (no other client spends this credential here); the
+    // ledger and the RateLimit-* headers say the same.
+    expect(after.remaining).toBe(before.remaining - spent);
+    expect(both.body.extensions.upstream.budget).toEqual(after);
+    expect(Number(both.headers['ratelimit-remaining'])).toBe(after.remaining);
+    // During: somewhere between, never below what is left after the operation; same window.
+    expect(during.remaining).toBeGreaterThanOrEqual(after.remaining);
+    expect(during.remaining).toBeLessThanOrEqual(before.remaining);
+    expect(during.limit).toBe(after.limit);
+    expect(during.writeReserve).toBe(after.writeReserve);
   });
 
   it('never makes the upstream answer 429, and fails only the fields it cannot afford', async () => {

@@ -274,6 +274,18 @@ describe('the ledger of subscription events', () => {
     expect(sse.results.map((r) => r.data.appJob.status)).toEqual(['PENDING', 'ACTIVE']);
     expect(polls(sse.results)).toBe(await stack.upstreamCalls(JOB_ROUTE));
     expect(await stack.upstreamCalls(JOB_ROUTE)).toBeGreaterThan(1);
+    // Each event names the subscriber's budget, as a query's ledger does; after the last event
+    // (terminal: no poll follows) it is what viewer.rateLimit shows.
+    for (const event of sse.results) {
+      expect(event.extensions!.upstream!.budget).toMatchObject({ limit: 600, writeReserve: 60 });
+    }
+    const { budget: last } = sse.results.at(-1)!.extensions!.upstream!;
+    const viewer = await stack.gql('{ viewer { rateLimit { limit remaining writeReserve } } }');
+    expect(viewer.body.data.viewer.rateLimit).toEqual({
+      limit: last!.limit,
+      remaining: last!.remaining,
+      writeReserve: last!.writeReserve,
+    });
 
     const client = wsClient(stack.url, { authorization: 'Bearer demo-token', 'Weft-Trace': '1' });
     try {
@@ -282,6 +294,9 @@ describe('the ledger of subscription events', () => {
       const ws = await collectWs(client, SUB_JOB, { jobId: viaWs });
       expect(ws.results.map((r) => r.data.appJob.status)).toEqual(['PENDING', 'ACTIVE']);
       expect(polls(ws.results)).toBe(await stack.upstreamCalls(JOB_ROUTE));
+      for (const event of ws.results) {
+        expect(event.extensions!.upstream!.budget).toMatchObject({ limit: 600, writeReserve: 60 });
+      }
     } finally {
       await client.dispose();
     }

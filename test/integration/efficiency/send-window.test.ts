@@ -12,7 +12,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INITIAL_SEND_WINDOW } from '../../../src/upstream/send-window.ts';
 import { startStack, type GqlResult, type Stack } from '../../support/gateway-harness.ts';
 import {
   REDIS_ENV,
@@ -32,6 +31,12 @@ const TOKEN = 'demo-token';
 /** The other client's calls: a route Weft does not call in these tests. */
 const ELSEWHERE = '/v2/certificates/subscriptions/search';
 const DETAIL_ROUTE = 'GET /v2/customers/{customerId}/certificates/{certificateId}';
+/**
+ * The 429s a budget spent behind Weft's back may cost: docs/efficiency.md "Send window" says a
+ * fresh view starts at 4 calls in flight. Written here as the number, not imported from the product,
+ * so that a build whose window is wider fails this test instead of moving the bound with it.
+ */
+const CLAIMED_SEND_WINDOW = 4;
 
 const certId = (n: number) => `cert-${String(n).padStart(4, '0')}`;
 const field = (n: number) =>
@@ -167,8 +172,9 @@ function sendWindowCases(
       const { answered } = expectServedOrRefused(results, handful);
       // Every call of Weft's was one of the burst's certificate reads (none batched into another).
       expect(weft.details).toBe(weftCalls);
-      expect(weft.tooMany).toBeLessThanOrEqual(INITIAL_SEND_WINDOW);
-      expect(weftCalls).toBeLessThanOrEqual(handful + INITIAL_SEND_WINDOW);
+      // The window's calls found what was left; those beyond it came back 429, and none went after.
+      expect(weft.tooMany).toBeLessThanOrEqual(Math.max(0, CLAIMED_SEND_WINDOW - handful));
+      expect(weftCalls).toBeLessThanOrEqual(Math.max(handful, CLAIMED_SEND_WINDOW));
       // Not a burst refused whole: the calls the window let out found what was left.
       expect(answered.length).toBeGreaterThanOrEqual(1);
     });
@@ -214,8 +220,8 @@ function sendWindowCases(
     expect(loopCodes.filter((code) => code !== undefined && code !== 'RATE_LIMITED')).toEqual([]);
     expect(weft.details).toBe(weftCalls);
     // The window, and the one call that was already in flight when the budget was spent.
-    expect(weft.tooMany).toBeLessThanOrEqual(INITIAL_SEND_WINDOW + 1);
-    expect(weftCalls).toBeLessThanOrEqual(handful + INITIAL_SEND_WINDOW + 1);
+    expect(weft.tooMany).toBeLessThanOrEqual(Math.max(0, CLAIMED_SEND_WINDOW - handful) + 1);
+    expect(weftCalls).toBeLessThanOrEqual(Math.max(handful, CLAIMED_SEND_WINDOW) + 1);
   });
 }
 

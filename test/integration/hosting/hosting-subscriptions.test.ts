@@ -33,6 +33,13 @@ beforeAll(async () => {
       },
     },
   });
+  // Each transport's module loads with its first subscription (docs/operations.md "Start-up"): one
+  // subscription over each first, so that two started together below reach the poller together.
+  const warmUp = await newJob();
+  const client = wsClient(stack.url, { authorization: 'Bearer demo-token' });
+  await collectWs(client, SUB_JOB, { jobId: warmUp });
+  await client.dispose();
+  await collectSse(stack.url, SUB_JOB, { jobId: warmUp });
 });
 afterAll(() => stack.close());
 beforeEach(() => stack.resetCounts());

@@ -14,11 +14,17 @@ import {
   explorerInputsHash,
   readExplorerManifest,
 } from '../../../src/server/explorer/explorer-bundle.ts';
-import { DEMO_TOKENS, EXPLORER_TABS } from '../../../src/server/explorer/explorer-examples.ts';
+import {
+  DEMO_TOKENS,
+  EXPLORER_ALL_TABS,
+  EXPLORER_SUBSCRIPTION_TABS,
+  EXPLORER_TABS,
+} from '../../../src/server/explorer/explorer-examples.ts';
 import { registerExplorer } from '../../../src/server/explorer/explorer.routes.ts';
 import { ALL_SCOPES, authenticate } from '../../../src/simulator/accounts.ts';
 import { startEmbeddedGateway } from '../../support/embedded-gateway.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { collectSse } from '../../support/subscription-clients.ts';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const CONFIG = /<script id="weft-explorer-config" type="application\/json">([^<]*)<\/script>/;
@@ -222,8 +228,9 @@ describe('demo token hint', () => {
 });
 
 describe('saved examples', () => {
-  it('are valid operations of the graph (certificates, hosting, commerce)', async () => {
-    expect(EXPLORER_TABS).toHaveLength(3);
+  it('are valid operations of the graph (certificates, hosting, commerce, a deferred dashboard)', async () => {
+    expect(EXPLORER_TABS).toHaveLength(4);
+    expect(EXPLORER_TABS.filter((tab) => tab.query.includes('@defer'))).toHaveLength(1);
     for (const tab of EXPLORER_TABS) {
       const res = await stack.gql(tab.query);
       const requestErrors = (res.body.errors ?? []).filter((e: any) =>
@@ -233,6 +240,19 @@ describe('saved examples', () => {
       );
       expect(requestErrors, tab.query.split('\n')[0]).toEqual([]);
       expect(res.body.data, tab.query.split('\n')[0]).toBeTruthy();
+    }
+  });
+
+  it('include the job subscription, which runs as it is over SSE, after the other tabs', async () => {
+    expect(EXPLORER_ALL_TABS).toEqual([...EXPLORER_TABS, ...EXPLORER_SUBSCRIPTION_TABS]);
+    expect(EXPLORER_SUBSCRIPTION_TABS).toHaveLength(1);
+    for (const tab of EXPLORER_SUBSCRIPTION_TABS) {
+      const { results, failure } = await collectSse(stack.url, tab.query);
+      expect(failure, tab.query.split('\n')[0]).toBeUndefined();
+      // Its default job is the embedded simulator's first, already ACTIVE: one event.
+      expect(results).toEqual([
+        { data: { appJob: { jobId: 'job-0001', status: 'ACTIVE', app: expect.any(Object) } } },
+      ]);
     }
   });
 });

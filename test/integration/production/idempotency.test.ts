@@ -153,7 +153,13 @@ describe.skipIf(!testRedisAvailable)('idempotency in Redis, shared by two replic
   beforeAll(async () => {
     a = await startStack({ sim: { latencyMs: 300 }, env });
     // A second replica on the same upstream (one simulator counts every write) and the same Redis.
-    const config = loadConfig({ ...env, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' });
+    const config = loadConfig({
+      ...env,
+      UPSTREAM_URL: a.sim.url,
+      LOG_LEVEL: 'silent',
+      PORT: '0',
+      HOST: '127.0.0.1',
+    });
     replica = await createGateway(config, createLogger(config), a.sim.url);
     replicaUrl = await replica.listen();
   });

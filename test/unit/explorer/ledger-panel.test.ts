@@ -69,6 +69,10 @@ const run = (result: unknown, state: LastRun['state'] = 'done'): LastRun => ({
   state,
   ledger: readLedger(result),
   events: 1,
+  delivery: 'single',
+  arrived: 0,
+  parts: [],
+  more: false,
 });
 
 const render = (last: LastRun | undefined): string =>

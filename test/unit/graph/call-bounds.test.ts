@@ -12,7 +12,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { StitchingInfo } from '@graphql-tools/delegate';
-import { buildGatewaySchema, loadTypeDefs } from '../../../src/graph/build-schema.ts';
+import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
+import { localSdlDocuments } from '../../../src/kit/local-sdl.ts';
 import { localNames } from '../../../src/stitching/name-collisions.ts';
 import { callBounds } from '../../../src/graph/call-bounds.ts';
 import { resolverInside } from '../../../src/graph/ledger-paths.ts';
@@ -20,7 +21,7 @@ import { resolverInside } from '../../../src/graph/ledger-paths.ts';
 let schema: GraphQLSchema;
 beforeAll(async () => {
   schema = await buildGatewaySchema();
-  localTypes = new Set(localNames(await loadTypeDefs()).objectFields.keys());
+  localTypes = new Set(localNames(localSdlDocuments()).objectFields.keys());
 });
 
 /**

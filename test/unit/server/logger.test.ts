@@ -1,16 +1,79 @@
 /** The log's last lines before an exit: written, in order, before the process ends. */
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogger, isoTimeBySecond, linesWritten } from '../../../src/server/logger.ts';
+import {
+  batchedStdout,
+  createLogger,
+  isoTimeBySecond,
+  LOG_BATCH_BYTES,
+  LOG_FLUSH_MS,
+  linesWritten,
+} from '../../../src/server/logger.ts';
+
+type Destination = ReturnType<typeof pino.destination>;
+
+const readyDestination = async (file: string, flushMs?: number): Promise<Destination> => {
+  const destination = batchedStdout(file, flushMs) as Destination;
+  await new Promise((resolve) => destination.once('ready', resolve));
+  return destination;
+};
+const linesIn = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+
+describe("production's stdout (batchedStdout)", () => {
+  it('writes access lines in batches: lines arriving one at a time are not written one by one', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'weft-log-')), 'out.log');
+    // No periodic flush within the test: only a full batch is written.
+    const destination = await readyDestination(file, 60_000);
+    let writes = 0;
+    destination.on('write', () => (writes += 1));
+    const logger = createLogger({ LOG_LEVEL: 'info' }, destination);
+    const line = { req: { id: 'a'.repeat(36), method: 'POST', url: '/graphql' } };
+    const lineBytes = 200; // at least, as written
+    const perBatch = Math.floor(LOG_BATCH_BYTES / lineBytes);
+    // Each line after the previous one's write, if it was given one, has finished.
+    for (let i = 0; i < perBatch - 1; i += 1) {
+      logger.info(line, 'graphql operation');
+      await Promise.race([once(destination, 'write'), delay(20)]);
+    }
+    expect(writes).toBe(0);
+    expect(linesIn(file)).toHaveLength(0);
+    await linesWritten(logger);
+    expect(linesIn(file)).toHaveLength(perBatch - 1);
+    destination.destroy();
+  });
+
+  it('writes a lone line by itself soon, without another line or an exit to push it out', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'weft-log-')), 'out.log');
+    const destination = await readyDestination(file);
+    const logger = createLogger({ LOG_LEVEL: 'info' }, destination);
+    logger.info('alone');
+    expect(linesIn(file)).toHaveLength(0); // waiting for its batch
+    // The periodic flush writes it: polled with a deadline, since only real time tells.
+    const deadline = performance.now() + 20 * LOG_FLUSH_MS;
+    while (linesIn(file).length === 0 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_MS / 5));
+    }
+    expect(linesIn(file)).toHaveLength(1);
+    destination.destroy();
+  });
+});
 
 describe('linesWritten', () => {
-  it('resolves once every line logged so far is on disk, in order (an asynchronous destination)', async () => {
+  it.each([
+    [
+      'an asynchronous destination',
+      (file: string) => pino.destination({ dest: file, sync: false }),
+    ],
+    ["production's stdout, written in batches", (file: string) => batchedStdout(file)],
+  ])('resolves once every line logged so far is on disk, in order (%s)', async (_name, open) => {
     const file = join(mkdtempSync(join(tmpdir(), 'weft-log-')), 'out.log');
-    const destination = pino.destination({ dest: file, sync: false, mkdir: true });
-    await new Promise((resolve) => destination.once('ready', resolve));
+    const destination = open(file);
+    await new Promise((resolve) => (destination as Destination).once('ready', resolve));
     const logger = createLogger({ LOG_LEVEL: 'info' }, destination);
     for (let i = 0; i < 500; i += 1) logger.info({ i }, 'line');
     logger.info('stopped');

@@ -5,17 +5,19 @@
  */
 import { buildSchema, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadTypeDefs } from '../../../src/graph/build-schema.ts';
+import { localSdlDocuments } from '../../../src/kit/local-sdl.ts';
 import { localNames, planRenames } from '../../../src/stitching/name-collisions.ts';
-import { loadRemoteSchemas } from '../../../src/stitching/remote-subschemas.ts';
-import type { RemoteSubgraph } from '../../../src/stitching/remote-subgraphs.ts';
+import { readSnapshot } from '../../../src/stitching/remote-snapshots.ts';
+import { REMOTE_SUBGRAPHS, type RemoteSubgraph } from '../../../src/stitching/remote-subgraphs.ts';
 
 let snapshots: { subgraph: RemoteSubgraph; schema: GraphQLSchema }[];
 
-beforeAll(async () => {
-  snapshots = (await loadRemoteSchemas()).map(({ subgraph, sdl }) => ({
+beforeAll(() => {
+  // With full SDL validation: start-up builds the snapshots without it (remote-snapshots.ts), so an
+  // invalid snapshot fails here.
+  snapshots = REMOTE_SUBGRAPHS.map((subgraph) => ({
     subgraph,
-    schema: buildSchema(sdl),
+    schema: buildSchema(readSnapshot(subgraph)),
   }));
 });
 
@@ -39,8 +41,8 @@ describe('the subgraph snapshots', () => {
     expect(order.mutation).toBeGreaterThanOrEqual(20);
   });
 
-  it('collide only where expected, and the rule prefixes every colliding name', async () => {
-    const plan = planRenames(localNames(await loadTypeDefs()), snapshots);
+  it('collide only where expected, and the rule prefixes every colliding name', () => {
+    const plan = planRenames(localNames(localSdlDocuments()), snapshots);
     const summary = Object.fromEntries(
       [...plan].map(([name, renames]) => [
         name,

@@ -185,13 +185,14 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect((await store.take(id, undefined)).allowed).toBe(true);
     });
 
-    it('peeks without spending', async () => {
+    it('peeks without spending; a credential never seen shows a whole window to its reset', async () => {
       const store = make({ capacity: 7, windowMs: 60_000 });
       const id = fresh();
+      // No window is running: the next call starts one, which resets 60 s later (not "0 s").
       expect(await store.peek(id)).toEqual({
         limit: 7,
         remaining: 7,
-        resetSec: 0,
+        resetSec: 60,
         writeReserve: 0,
       });
       await store.take(id, undefined);
@@ -1021,7 +1022,7 @@ describe('token bucket limiter', () => {
     expect(await limiter.snapshot(credential)).toEqual({
       limit: 600,
       remaining: 600,
-      resetSec: 0,
+      resetSec: 1399, // the configured window: none is running yet
       writeReserve: 60,
     });
     await limiter.acquire(credential.id, undefined, READ);
