@@ -17,7 +17,9 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 FROM node:24.21.0-bookworm-slim AS explorer
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# Without the browser the tests drive (@sparticuz/chromium, ~70 MB): neither the bundle nor the
+# simulator image, which copies this node_modules, needs it.
+RUN npm ci --ignore-scripts --no-audit --no-fund && rm -rf node_modules/@sparticuz/chromium
 COPY tsconfig.json ./
 COPY scripts/build-explorer.ts ./scripts/
 COPY explorer ./explorer

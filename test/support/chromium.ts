@@ -1,21 +1,28 @@
 /**
- * Debian's Chromium (no downloaded browser), headless, with a fresh profile, for the browser tests.
- * Without Chromium the files that need it fail, saying how to install it; only
- * `WEFT_TEST_WITHOUT=chromium` skips them (never with CI=true), like the tests that need Redis
- * (`requirements.ts`).
- */
-import { existsSync } from 'node:fs';
+ * Launches the Chromium the browser tests drive (`browser-choice.ts`: the machine's, else the one
+ * `npm ci` brings), headless, with a fresh profile. Without either, the files that need it fail,
+ * saying how to get one; only `WEFT_TEST_WITHOUT=chromium` skips them (never with CI=true), like the
+ * tests that need Redis (`requirements.ts`).
+ */ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { chooseBrowser, SYSTEM_CHROMIUM, type BrowserSource } from './browser-choice.ts';
+import { npmChromium, npmChromiumRunsHere } from './npm-chromium.ts';
 import { decide } from './requirements.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
+const chosen = chooseBrowser(process.env, {
+  system: existsSync(SYSTEM_CHROMIUM),
+  npm: npmChromiumRunsHere(),
+});
+
+/** The Chromium this run drives (undefined when skipped). */
+export const browserSource: BrowserSource | undefined = chosen.source;
 
 /** True only when `WEFT_TEST_WITHOUT=chromium` skips the browser tests; a missing Chromium throws. */
 export const chromiumMissing =
-  decide('chromium', existsSync(CHROMIUM), process.env, `no ${CHROMIUM}`) === 'skip';
+  decide('chromium', chosen.source !== undefined, process.env, chosen.why) === 'skip';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -33,10 +40,21 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<Browser> {
+async function executable(
+  source: BrowserSource,
+): Promise<{ path: string; env: Record<string, string | undefined> }> {
+  if (source === 'system') return { path: SYSTEM_CHROMIUM, env: process.env };
+  const npm = await npmChromium();
+  return { path: npm.executablePath, env: { ...process.env, ...npm.env } };
+}
+
+/** Launches this run's Chromium, or the one named (the npm browser's own test drives it everywhere). */
+export async function launchChromium(source = browserSource ?? 'system'): Promise<Browser> {
+  const { path, env } = await executable(source);
   const profile = await mkdtemp(join(tmpdir(), 'weft-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: path,
+    env,
     headless: true,
     args: CHROMIUM_ARGS,
   });

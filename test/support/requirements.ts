@@ -34,7 +34,9 @@ const HOW_TO: Record<Requirement, string> = {
     'the test set-up starts one from redis-server on ports 7000–7005 (and 7010–7015 for the ' +
     'failover test, 7020–7029 for the nodes-down-at-start test): install it (apt-get install redis-server) and free those ports, or set ' +
     'REDIS_CLUSTER_NODES to a cluster of yours',
-  chromium: 'install it: apt-get install chromium (the tests drive /usr/bin/chromium)',
+  chromium:
+    'npm ci installs one (@sparticuz/chromium, a devDependency, for x64 Linux), or install the ' +
+    "machine's: apt-get install chromium (/usr/bin/chromium; WEFT_TEST_BROWSER picks between them)",
 };
 
 export const labelOf = (requirement: Requirement): string => LABEL[requirement];

@@ -4,6 +4,7 @@
  * skipped tests are counted for the run's summary.
  */
 import { describe, expect, it } from 'vitest';
+import { chooseBrowser } from '../support/browser-choice.ts';
 import { decide, optedOut } from '../support/requirements.ts';
 import { skippedFor } from '../support/skipped-requirements-reporter.ts';
 
@@ -26,9 +27,40 @@ describe('what the tests need from the machine', () => {
     expect(decide('redis-cluster', false, { WEFT_TEST_WITHOUT: 'redis-cluster' })).toBe('skip');
   });
 
-  it('fails without Chromium, with the command that installs it', () => {
+  it("fails without Chromium, saying that npm ci brings one and apt-get installs the machine's", () => {
     expect(() => decide('chromium', false, {})).toThrow(
-      /Chromium is missing.*apt-get install chromium.*WEFT_TEST_WITHOUT=chromium npm test/,
+      /Chromium is missing.*npm ci installs one.*apt-get install chromium.*WEFT_TEST_WITHOUT=chromium npm test/,
+    );
+  });
+
+  it("drives the machine's Chromium when it has one, else the one npm ci brings", () => {
+    const both = { system: true, npm: true };
+    expect(chooseBrowser({}, both).source).toBe('system');
+    expect(chooseBrowser({}, { system: false, npm: true }).source).toBe('npm');
+    expect(chooseBrowser({}, { system: true, npm: false }).source).toBe('system');
+    const neither = chooseBrowser({}, { system: false, npm: false });
+    expect(neither.source).toBeUndefined();
+    expect(neither.why).toMatch(
+      /no \/usr\/bin\/chromium, and @sparticuz\/chromium is not installed/,
+    );
+  });
+
+  it('drives the one WEFT_TEST_BROWSER names, and only that one', () => {
+    const both = { system: true, npm: true };
+    expect(chooseBrowser({ WEFT_TEST_BROWSER: 'npm' }, both).source).toBe('npm');
+    expect(chooseBrowser({ WEFT_TEST_BROWSER: 'system' }, both).source).toBe('system');
+    const noNpm = chooseBrowser({ WEFT_TEST_BROWSER: 'npm' }, { system: true, npm: false });
+    expect(noNpm).toEqual({
+      source: undefined,
+      why: expect.stringMatching(/^WEFT_TEST_BROWSER=npm: /),
+    });
+    const noSystem = chooseBrowser({ WEFT_TEST_BROWSER: 'system' }, { system: false, npm: true });
+    expect(noSystem).toEqual({
+      source: undefined,
+      why: 'WEFT_TEST_BROWSER=system: no /usr/bin/chromium',
+    });
+    expect(() => chooseBrowser({ WEFT_TEST_BROWSER: 'debian' }, both)).toThrow(
+      /WEFT_TEST_BROWSER=debian: unknown/,
     );
   });
 

@@ -1,10 +1,10 @@
 /**
- * CORS in a real browser (Debian's Chromium, headless): a page served from an allowed origin
+ * CORS in a real browser (Chromium, headless): a page served from an allowed origin
  * queries, mutates and subscribes over SSE with its bearer token, reading `RateLimit-*` and
  * `x-request-id`; a page from a disallowed origin is refused by the browser itself. The gateway
  * runs with `CORS_ORIGINS` naming the allowed page's origin only.
  *
- * Without Chromium the test is skipped locally; with CI=true it runs and fails (`.ci/run` installs it).
+ * The machine's Chromium, else the one `npm ci` installs (test/support/browser-choice.ts).
  */
 import { createServer, type Server } from 'node:http';
 import type { BrowserContext } from 'playwright-core';

@@ -16,7 +16,7 @@
  * the test waits for text to appear. The simulator's clock stands still, so the job moves one step
  * per poll (pending on the first, active on the second), never by time.
  *
- * Without Chromium the test is skipped locally; with CI=true it runs and fails (`.ci/run` installs it).
+ * The machine's Chromium, else the one `npm ci` installs (test/support/browser-choice.ts).
  */
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The explorer in a real browser: Debian's Chromium (no downloaded browser), headless, with a fresh
+ * The explorer in a real browser: Chromium, headless, with a fresh
  * profile. It loads the page (GraphiQL 5 from the gateway's own bundle), puts
  * `Authorization: Bearer demo-token` into GraphiQL's header editor, runs the saved certificates
  * example and sees data, then runs the hosting example of another tab without entering the token
@@ -13,7 +13,7 @@
  * without one) — the number the gateway answers for it — and after a run the panel shows that
  * bound beside the calls made, which are the simulator's count.
  *
- * Without Chromium the test is skipped locally; with CI=true it runs and fails (`.ci/run` installs it).
+ * The machine's Chromium, else the one `npm ci` installs (test/support/browser-choice.ts).
  */
 import type { BrowserContext, Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
