@@ -244,7 +244,9 @@ describe.skipIf(!clusterWanted)('a gateway started with Redis Cluster nodes alre
     // The dead tenant on the local share.
     const deadAfter = await rateLimitAtOnce(gateway, DEAD, 'slot without a master, after a call');
     expect(deadAfter).toBeLessThan(WINDOW * SHARE);
-    expect(gateway.logs.join('\n')).toContain('token buckets: Redis unavailable');
+    await expect
+      .poll(() => gateway.logs.join('\n'), { timeout: 5_000, interval: 20 })
+      .toContain('token buckets: Redis unavailable');
 
     // Readiness: still ready (the replica serves, on its fallbacks), and it says what is missing.
     const ready = await timed(gateway, 'GET', '/readyz');

@@ -88,7 +88,17 @@ const arrivedLine = (page: Page) =>
 async function openWithToken(page: Page, url: string, tab: number, marker: string): Promise<void> {
   await page.goto(`${url}/graphql`);
   await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
-  await page.locator(TAB).nth(tab).click();
+  // GraphiQL may still be restoring its tabs when their buttons appear, and a click then is lost:
+  // click until the tab's operation is the one shown.
+  await expect
+    .poll(
+      async () => {
+        await page.locator(TAB).nth(tab).click();
+        return page.evaluate(editorIncludes, { name: QUERY, text: marker });
+      },
+      { timeout: 20_000, interval: 250 },
+    )
+    .toBe(true);
   await shows(page, QUERY, marker);
   await page.click('button[data-name="headers"]');
   await typeInto(page, TOOL_EDITOR, '{"Authorization": "Bearer demo-token"}');
