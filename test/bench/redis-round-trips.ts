@@ -28,6 +28,7 @@ const INSIDE_SCRIPTS = new Set([
   'zrange',
   'zadd',
   'zrem',
+  'zscore',
   'pttl',
   'pexpire',
 ]);

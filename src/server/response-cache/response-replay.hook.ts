@@ -141,6 +141,11 @@ export function responseReplayPlugin(
   /** The same as Apollo's `stringifyResult`: the data is encoded once for the cache and the answer. */
   encoding: ResultEncoding,
 ): ApolloServerPlugin<GatewayContext> {
+  /**
+   * A store failed and none succeeded since: while Redis is down every answer would fail the same
+   * way, so the log says it once, and once more when storing works again.
+   */
+  let failing = false;
   return {
     async requestDidStart({ contextValue }) {
       return {
@@ -154,10 +159,13 @@ export function responseReplayPlugin(
           const credential = contextValue.credential;
           if (!credential || !facts.replayability.cacheable) return;
           const warn = (error: unknown) => {
-            contextValue.logger.warn(
-              { err: { message: (error as Error).message } },
-              'response cache: store failed',
-            );
+            if (!failing) {
+              failing = true;
+              contextValue.logger.warn(
+                { err: { message: (error as Error).message } },
+                'response cache: store failed; the next failures are not logged until a store succeeds',
+              );
+            }
             return undefined;
           };
           const stored = await cache
@@ -171,7 +179,13 @@ export function responseReplayPlugin(
           if (stored) {
             await held
               .hold(credential.id, key, stored.freshUntil - Date.now())
-              .then((evicted) => cache.forget(evicted))
+              .then(async (evicted) => {
+                await cache.forget(evicted);
+                if (failing) {
+                  failing = false;
+                  contextValue.logger.info('response cache: storing again');
+                }
+              })
               .catch(warn);
             // The first answer carries the same validator and freshness as its replays (replacing
             // the `no-store` every other GraphQL answer carries).
