@@ -73,8 +73,8 @@ export const LOG_FLUSH_MS = 50;
  * to a libuv thread and back — at thousands of cached answers a second, a write and two thread
  * wake-ups per answer, more than building the line. Lines wait until {@link LOG_BATCH_BYTES} have
  * gathered or the next flush, every {@link LOG_FLUSH_MS} ms; pino writes what is left when the
- * process exits (an uncaught error included), or {@link linesWritten} asks; only a hard kill (`SIGKILL`, an out-of-memory
- * abort) loses the lines of those last milliseconds.
+ * process exits (an uncaught error included), or when {@link linesWritten} asks; only a hard kill
+ * (`SIGKILL`, an out-of-memory abort) loses the lines of those last milliseconds.
  */
 export function batchedStdout(
   dest: number | string = 1,
