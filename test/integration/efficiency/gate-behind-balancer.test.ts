@@ -164,29 +164,20 @@ describe('the unproven-token gate behind a balancer', () => {
       const junk = Array.from({ length: JUNK_REQUESTS }, (_, i) =>
         s.gql(JUNK, {}, { token: `junk-${i}` }),
       );
-      // As a client does: a refusal with retryAfterSec is retried after it.
       const started = performance.now();
-      let refusals = 0;
-      let answer = await s.gql(FIRST_CALLS[kind].query, FIRST_CALLS[kind].variables, {
+      const answer = await s.gql(FIRST_CALLS[kind].query, FIRST_CALLS[kind].variables, {
         token: TENANT,
       });
-      while (answer.body.errors?.[0]?.extensions?.limiter === 'UNPROVEN_TOKENS' && refusals < 60) {
-        refusals += 1;
-        await new Promise((resolve) =>
-          setTimeout(resolve, answer.body.errors[0].extensions.retryAfterSec * 1000),
-        );
-        answer = await s.gql(FIRST_CALLS[kind].query, FIRST_CALLS[kind].variables, {
-          token: TENANT,
-        });
-      }
       const ms = Math.round(performance.now() - started);
+      const limiter = answer.body.errors?.[0]?.extensions?.limiter;
       console.log(
-        `the never-seen tenant's first ${kind} after ${JUNK_REQUESTS} junk requests: ${ms} ms, ` +
-          `${refusals} UNPROVEN_TOKENS refusals (upstream calls of ${LATENCY_MS} ms)`,
+        `the never-seen tenant's first ${kind} after ${JUNK_REQUESTS} junk requests: ${ms} ms ` +
+          `(upstream calls of ${LATENCY_MS} ms)${limiter ? `, refused by ${limiter}` : ''}`,
       );
       await Promise.all(junk);
+      // Answered on its first try: never refused UNPROVEN_TOKENS (the time is printed, not asserted).
+      expect(limiter).toBeUndefined();
       expect(errorsOf(answer.body)).toBeUndefined();
-      expect(refusals).toBe(0);
     },
     90_000,
   );
