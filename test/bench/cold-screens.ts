@@ -60,12 +60,12 @@ async function slowUpstream(latencyMs: number) {
   return { simulator, url: await simulator.listen(0) };
 }
 
-const gatewayOn = async (upstreamUrl: string) =>
+const gatewayOn = async (upstreamUrl: string, logLevel = 'warn') =>
   startGatewayProcess(
     {
       UPSTREAM_URL: upstreamUrl,
       NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: logLevel,
       UPSTREAM_RATE_LIMIT: '1000000000',
       UPSTREAM_CACHE: 'off',
       RESPONSE_CACHE: 'false',
@@ -105,10 +105,17 @@ export async function measureColdScreens(
 
 export async function measureDrain(): Promise<DrainFigures> {
   const upstream = await slowUpstream(0);
-  const gateway = await gatewayOn(upstream.url);
+  // `debug`: each request's "incoming request" line says it has reached the gateway.
+  const gateway = await gatewayOn(upstream.url, 'debug');
+  const received = () => gateway.logs.filter((line) => line.includes('"incoming request"')).length;
+  const reached = async (count: number) => {
+    while (received() < count) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
   try {
     // The credential has been answered: its calls go by its send window, not one probe first.
+    const linesBefore = received();
     await gateway.gql(DETAIL, { id: 'cert-0001' });
+    await reached(linesBefore + 1);
     upstream.simulator.configure({ latencyMs: DRAIN_LATENCY_MS });
     let lastAnswerAt = 0;
     const answers = Array.from({ length: IN_FLIGHT }, (_, i) =>
@@ -120,8 +127,7 @@ export async function measureDrain(): Promise<DrainFigures> {
         return answer;
       }),
     );
-    // Every request has reached the gateway (its first calls are at the upstream).
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await reached(linesBefore + 1 + IN_FLIGHT);
     const signalledAt = performance.now();
     const exited = once(gateway.child, 'exit');
     gateway.child.kill('SIGTERM');
