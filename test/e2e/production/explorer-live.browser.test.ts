@@ -23,22 +23,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromiumMissing, launchChromium, type Browser } from '../../support/chromium.ts';
 import { deferred, type Deferred } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { editorIncludes, editorText } from '../../support/explorer-editors.ts';
 
-/** The text of GraphiQL's Monaco model whose URI ends with `name` (runs in the page). */
-const editorText = (name: string): string =>
-  String(
-    (globalThis as any).__MONACO?.editor
-      .getModels()
-      .find((model: any) => model.uri.path.endsWith(name))
-      ?.getValue() ?? '',
-  );
-const editorIncludes = ({ name, text }: { name: string; text: string }): boolean =>
-  String(
-    (globalThis as any).__MONACO?.editor
-      .getModels()
-      .find((model: any) => model.uri.path.endsWith(name))
-      ?.getValue() ?? '',
-  ).includes(text);
 const QUERY = 'operation.graphql';
 const RESPONSE = 'response.json';
 const TOOL_EDITOR = 'section.graphiql-editor-tool .graphiql-editor:not(.hidden) .monaco-editor';

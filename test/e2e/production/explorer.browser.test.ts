@@ -20,27 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumMissing, launchChromium, type Browser } from '../../support/chromium.ts';
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../support/embedded-gateway.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { editorIncludes, editorText } from '../../support/explorer-editors.ts';
 
-/**
- * Runs in the page (serialized by Playwright, so self-contained): the text of GraphiQL's Monaco
- * model whose URI ends with `name` (`operation.graphql`, `request-headers.json`, `response.json`;
- * GraphiQL 5 keeps its Monaco at `globalThis.__MONACO`). Functions, not strings: the page's CSP
- * forbids evaluating strings, as it should.
- */
-const editorText = (name: string): string =>
-  String(
-    (globalThis as any).__MONACO?.editor
-      .getModels()
-      .find((model: any) => model.uri.path.endsWith(name))
-      ?.getValue() ?? '',
-  );
-const editorIncludes = ({ name, text }: { name: string; text: string }): boolean =>
-  String(
-    (globalThis as any).__MONACO?.editor
-      .getModels()
-      .find((model: any) => model.uri.path.endsWith(name))
-      ?.getValue() ?? '',
-  ).includes(text);
 const QUERY = 'operation.graphql';
 const HEADERS = 'request-headers.json';
 const RESPONSE = 'response.json';
