@@ -158,6 +158,19 @@ export async function masterOfSlot(ports: readonly number[], slot: number): Prom
   throw new Error(`Redis Cluster: no master serves slot ${slot}`);
 }
 
+/** The ports of the replicas of the master on `port` (from that master's own `CLUSTER NODES`). */
+export async function replicasOf(port: number): Promise<number[]> {
+  const id = (await nodeSays(port, 'CLUSTER', 'MYID')).trim();
+  const replicas: number[] = [];
+  for (const line of (await nodeSays(port, 'CLUSTER', 'NODES')).split('\n')) {
+    const [, address, flags, masterId] = line.split(' ');
+    if (flags && /slave/.test(flags) && masterId === id) {
+      replicas.push(Number(address!.split('@')[0]!.split(':')[1]));
+    }
+  }
+  return replicas;
+}
+
 /** Kills a node's process at once (SIGKILL: no goodbye to the cluster). */
 export async function killNode(port: number, dir: string): Promise<void> {
   const pid = readFileSync(join(dir, `redis-${port}.pid`), 'utf8').trim();
