@@ -1,0 +1,262 @@
+/**
+ * The lease policy's arithmetic (docs/efficiency.md "Leases", the design to be implemented): what a
+ * replica asks for, what the shared bucket grants, what comes back, how answers correct it. The
+ * simulation of 50 replicas × 1,000 credentials runs on these functions
+ * (test/unit/scripts/lease-simulation.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_LEASE_CONFIG,
+  NO_DEMAND,
+  atLeaseEnd,
+  correctedShared,
+  demandAt,
+  grantOf,
+  heldAfterAnswer,
+  leaseAskOf,
+  leaseDurationOf,
+  maySpend,
+  settledTokens,
+  shouldRenew,
+  tokensAtReset,
+  withCall,
+  type Holder,
+  type SharedView,
+} from '../../../src/upstream/lease-policy.ts';
+
+const config = DEFAULT_LEASE_CONFIG;
+
+/** A deterministic generator (mulberry32), so the property loops are the same on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Replicas asking the shared bucket in turn, never spending: how much each ends up holding. Each
+ * asks for everything (`ask` large), reporting what it holds and its demand.
+ */
+function hoard(demands: number[], tokens: number, writeReserve: number, rounds = 20): number[] {
+  const held = demands.map(() => 0);
+  let left = tokens;
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [index, demandPerSec] of demands.entries()) {
+      const others: Holder[] = demands
+        .map((demand, other) => ({ held: held[other] ?? 0, demandPerSec: demand }))
+        .filter((_, other) => other !== index && (held[other] ?? 0) > 0);
+      const grant = grantOf(
+        { tokens: left, writeReserve, fresh: true, others },
+        { ask: 10_000, demandPerSec, held: held[index] ?? 0, floor: writeReserve },
+      );
+      held[index] = (held[index] ?? 0) + grant;
+      left -= grant;
+    }
+  }
+  return held;
+}
+
+describe('grantOf: what the shared bucket grants', () => {
+  it('never grants more than asked, nor below the asking priority’s floor (random views)', () => {
+    const random = seeded(46);
+    for (let run = 0; run < 5_000; run += 1) {
+      const cap = 1 + Math.floor(random() * 1_000);
+      const writeReserve = Math.floor(cap * 0.1);
+      const tokens = Math.floor(random() * (cap + 1));
+      const floor = [0, writeReserve, Math.floor(cap * 0.2)][Math.floor(random() * 3)] ?? 0;
+      const others = Array.from({ length: Math.floor(random() * 50) }, () => ({
+        held: Math.floor(random() * 20),
+        demandPerSec: random() * 10,
+      }));
+      const ask = 1 + Math.floor(random() * 200);
+      const grant = grantOf(
+        { tokens, writeReserve, fresh: random() < 0.9, others },
+        { ask, demandPerSec: random() * 10, held: Math.floor(random() * 20), floor },
+      );
+      expect(grant).toBeGreaterThanOrEqual(0);
+      expect(grant).toBeLessThanOrEqual(ask);
+      expect(tokens - grant).toBeGreaterThanOrEqual(Math.min(tokens, floor));
+      expect(Number.isInteger(grant)).toBe(true);
+    }
+  });
+
+  it('replicas asking in turn never hold together more than was above the reserve', () => {
+    const held = hoard([5, 1, 1, 0.2, 3, 8], 600, 60);
+    expect(held.reduce((sum, one) => sum + one, 0)).toBeLessThanOrEqual(540);
+  });
+
+  it('splits what is above the reserve in proportion to the demand each replica reports', () => {
+    // Demands 9 : 1 over 540 above the reserve: 486 and 54, whoever asks first.
+    const [busy, quiet] = hoard([9, 1], 600, 60);
+    const [quietFirst, busySecond] = hoard([1, 9], 600, 60);
+    expect(quiet).toBeGreaterThanOrEqual(50);
+    expect(quiet).toBeLessThanOrEqual(60);
+    expect(busy).toBeGreaterThanOrEqual(470);
+    expect(quietFirst).toBe(quiet);
+    expect(busySecond).toBe(busy);
+  });
+
+  it('gives a replica of small demand that asks first only its share, not what a busy one needs', () => {
+    const grant = grantOf(
+      { tokens: 600, writeReserve: 60, fresh: true, others: [{ held: 1, demandPerSec: 20 }] },
+      { ask: 500, demandPerSec: 1, held: 0, floor: 60 },
+    );
+    // Its share of 541 is 541 / 21 ≈ 25 tokens.
+    expect(grant).toBe(25);
+  });
+
+  it('shrinks to single tokens near the write reserve, then grants reads nothing', () => {
+    const others = Array.from({ length: 9 }, () => ({ held: 1, demandPerSec: 5 }));
+    const view = (tokens: number): SharedView => ({
+      tokens,
+      writeReserve: 60,
+      fresh: true,
+      others,
+    });
+    const read = { ask: 50, demandPerSec: 5, held: 0, floor: 60 };
+    // 10 holders: singles below 60 + 2 × 10 tokens.
+    expect(grantOf(view(200), read)).toBeGreaterThan(1);
+    expect(grantOf(view(81), read)).toBeGreaterThan(1);
+    expect(grantOf(view(80), read)).toBe(1);
+    expect(grantOf(view(61), read)).toBe(1);
+    expect(grantOf(view(60), read)).toBe(0);
+    // A write may spend the reserve, one token at a time.
+    expect(grantOf(view(60), { ...read, floor: 0 })).toBe(1);
+    expect(grantOf(view(1), { ...read, floor: 0 })).toBe(1);
+    expect(grantOf(view(0), { ...read, floor: 0 })).toBe(0);
+  });
+
+  it('takes at most half of what is free in one grant, and one token on a stale view (the probe)', () => {
+    const alone = { tokens: 600, writeReserve: 60, fresh: true, others: [] };
+    expect(grantOf(alone, { ask: 1_000, demandPerSec: 50, held: 0, floor: 60 })).toBe(270);
+    expect(
+      grantOf({ ...alone, fresh: false }, { ask: 1_000, demandPerSec: 50, held: 0, floor: 60 }),
+    ).toBe(1);
+  });
+
+  it('always grants one token to a replica that holds none while one is free above its floor', () => {
+    const crowded = Array.from({ length: 49 }, () => ({ held: 10, demandPerSec: 100 }));
+    const view = { tokens: 600, writeReserve: 60, fresh: true, others: crowded };
+    expect(grantOf(view, { ask: 5, demandPerSec: 0.01, held: 0, floor: 60 })).toBe(1);
+    // Holding some already, past its share: nothing more until it reports spending.
+    expect(grantOf(view, { ask: 5, demandPerSec: 0.01, held: 3, floor: 60 })).toBe(0);
+  });
+});
+
+describe('settledTokens: what a lease gives back', () => {
+  it('gives back what the holder did not spend, never more than it was granted', () => {
+    expect(settledTokens(10, 4, 5_000, 4_000)).toBe(4);
+    expect(settledTokens(10, 0, 5_000, 4_000)).toBe(0);
+    expect(settledTokens(10, 12, 5_000, 4_000)).toBe(10);
+  });
+
+  it('gives back within the grace after the lease’s end, nothing later (an expired lease is spent)', () => {
+    expect(settledTokens(10, 4, 5_000, 5_000 + config.graceMs)).toBe(4);
+    expect(settledTokens(10, 4, 5_000, 5_001 + config.graceMs)).toBe(0);
+  });
+
+  it('keeps shared tokens + held constant through grant and settlement (the sum invariant)', () => {
+    let tokens = 600;
+    const grant = grantOf(
+      { tokens, writeReserve: 60, fresh: true, others: [] },
+      { ask: 40, demandPerSec: 10, held: 0, floor: 60 },
+    );
+    tokens -= grant;
+    let held = grant;
+    held -= 15; // spent
+    tokens += settledTokens(grant, held, 10_000, 9_000);
+    expect(tokens).toBe(600 - 15);
+  });
+
+  it('at the window’s end refills the bucket less the leases still held', () => {
+    expect(tokensAtReset(600, 40)).toBe(560);
+    expect(tokensAtReset(10, 40)).toBe(0);
+  });
+});
+
+describe('correctedShared: RateLimit-* with leases outstanding', () => {
+  it('bounds the shared tokens by Remaining less every lease held and the reporter’s outstanding', () => {
+    // 100 remaining at the upstream; others hold 30, the reporter 5 held + 2 in flight: 63 free.
+    expect(
+      correctedShared({ tokens: 90, cap: 600 }, 30, { remaining: 100, reporterOutstanding: 7 }),
+    ).toEqual({ tokens: 63, cap: 600 });
+    expect(
+      correctedShared({ tokens: 90, cap: 600 }, 30, { remaining: 20, reporterOutstanding: 7 }),
+    ).toEqual({ tokens: 0, cap: 600 });
+  });
+
+  it('never raises the shared tokens; a lower limit lowers the capacity', () => {
+    expect(
+      correctedShared({ tokens: 50, cap: 600 }, 0, { remaining: 500, reporterOutstanding: 0 }),
+    ).toEqual({ tokens: 50, cap: 600 });
+    expect(
+      correctedShared({ tokens: 500, cap: 600 }, 0, { limit: 300, reporterOutstanding: 0 }),
+    ).toEqual({ tokens: 300, cap: 300 });
+  });
+
+  it('lowers what a replica holds to what the answer allows after its own calls in flight', () => {
+    expect(heldAfterAnswer(10, 3, 1)).toBe(2);
+    expect(heldAfterAnswer(10, 50, 1)).toBe(10);
+    expect(heldAfterAnswer(10, 0, 4)).toBe(0);
+  });
+});
+
+describe('the replica: spending, asking, renewing', () => {
+  it('spends, with Redis unreachable or not, exactly what it holds within its lease and no more', () => {
+    let lease = { held: 7, endsAt: 10_000, sharedLeft: 100 };
+    let spent = 0;
+    while (maySpend(lease, 5_000, 60)) {
+      lease = { ...lease, held: lease.held - 1 };
+      spent += 1;
+    }
+    expect(spent).toBe(7);
+    expect(maySpend({ held: 7, endsAt: 10_000, sharedLeft: 100 }, 10_000, 0)).toBe(false);
+  });
+
+  it('lets a low priority spend a held token only while its own floor stays untouched', () => {
+    // 60 reserve for writes, 90 for background, 120 for the explorer (of 600).
+    const lease = { held: 5, endsAt: 10_000, sharedLeft: 90 };
+    expect(maySpend(lease, 0, 60)).toBe(true);
+    expect(maySpend(lease, 0, 90)).toBe(true);
+    expect(maySpend({ ...lease, held: 1 }, 0, 90)).toBe(true);
+    expect(maySpend({ ...lease, sharedLeft: 85, held: 5 }, 0, 90)).toBe(false);
+    expect(maySpend(lease, 0, 120)).toBe(false);
+  });
+
+  it('sizes a lease to cover callsPerLease calls, within its bounds', () => {
+    expect(leaseDurationOf(8)).toBe(1_000);
+    expect(leaseDurationOf(2)).toBe(4_000);
+    expect(leaseDurationOf(0.01)).toBe(config.maxLeaseMs);
+    expect(leaseDurationOf(0)).toBe(config.maxLeaseMs);
+    expect(leaseDurationOf(1_000)).toBe(config.minLeaseMs);
+    expect(leaseAskOf({ demandPerSec: 2, redisRttMs: 1, held: 3, waiting: 1 })).toEqual({
+      ask: 6,
+      durationMs: 4_000,
+    });
+    expect(leaseAskOf({ demandPerSec: 0, redisRttMs: 1, held: 0, waiting: 1 }).ask).toBe(1);
+  });
+
+  it('renews before running dry (a few Redis round trips ahead), or near the lease’s end', () => {
+    const view = { demandPerSec: 100, redisRttMs: 20, held: 10, waiting: 0 };
+    // 4 round trips of 20 ms at 100 calls/s: 8 calls ahead.
+    expect(shouldRenew(view, 10_000, 0)).toBe(false);
+    expect(shouldRenew({ ...view, held: 8 }, 10_000, 0)).toBe(true);
+    expect(shouldRenew(view, 10_000, 9_920)).toBe(true);
+    expect(shouldRenew({ ...view, demandPerSec: 0 }, 10_000, 9_990)).toBe(false);
+    expect(atLeaseEnd(1)).toBe('renew');
+    expect(atLeaseEnd(0.01)).toBe('give-back');
+  });
+
+  it('estimates a steady demand from the calls themselves, and forgets it in silence', () => {
+    let demand = NO_DEMAND;
+    for (let at = 0; at <= 60_000; at += 200) demand = withCall(demand, at); // 5 calls/s
+    expect(demandAt(demand, 60_000)).toBeGreaterThan(4.5);
+    expect(demandAt(demand, 60_000)).toBeLessThan(5.5);
+    expect(demandAt(demand, 60_000 + 3 * config.demandTauMs)).toBeLessThan(0.3);
+  });
+});
