@@ -7,10 +7,12 @@
  * {@link grantOf}, {@link settledTokens} and {@link correctedShared}) decide the same way.
  *
  * The invariant every function keeps: what the shared bucket has left (`tokens`) plus what every
- * replica holds is never more than what the bucket had. A replica spends only what it holds; so
- * whatever fails — Redis, a cluster master, the network between a replica and Redis — the sum of
- * the replicas' spends never exceeds the bucket. A lease's tokens come back only by its holder's
- * word (what it did not spend), never because its lease ran out: an expired lease counts as spent.
+ * replica holds is never more than what the bucket had. A replica spends only what it holds, and
+ * only until its lease ends (by its own clock, started before Redis granted it); so whatever fails
+ * — Redis, a cluster master, the network between a replica and Redis — the sum of the replicas'
+ * spends never exceeds the bucket. A lease's tokens come back only by its holder's word (what it
+ * did not spend), never because its lease ran out: until its holder says so, an ended lease counts
+ * as spent.
  */
 
 export interface LeaseConfig {
@@ -37,6 +39,11 @@ export interface LeaseConfig {
   readonly graceMs: number;
   /** The time constant of a replica's demand: its rate is averaged over about this long. */
   readonly demandTauMs: number;
+  /**
+   * A lease lasts at most this share of the time what is above the reserve lasts at the demand
+   * the holders reported: spares come back well before the bucket runs dry.
+   */
+  readonly poolTimeShare: number;
 }
 
 export const DEFAULT_LEASE_CONFIG: LeaseConfig = {
@@ -49,6 +56,7 @@ export const DEFAULT_LEASE_CONFIG: LeaseConfig = {
   maxShareOfFree: 0.5,
   graceMs: 1_000,
   demandTauMs: 10_000,
+  poolTimeShare: 0.25,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -68,9 +76,17 @@ export function demandAt(demand: Demand, now: number, config = DEFAULT_LEASE_CON
   return demand.perSec * Math.exp(-silence / config.demandTauMs);
 }
 
-/** The demand after one more call at `now` (each call adds 1/τ to the rate; a steady λ → λ). */
-export function withCall(demand: Demand, now: number, config = DEFAULT_LEASE_CONFIG): Demand {
-  return { perSec: demandAt(demand, now, config) + 1_000 / config.demandTauMs, at: now };
+/**
+ * The demand after `count` more calls at `now` (each adds 1/τ to the rate; a steady λ → λ). The
+ * shared side keeps one too, of the tokens it grants: its drain, every replica's demand together.
+ */
+export function withCall(
+  demand: Demand,
+  now: number,
+  config = DEFAULT_LEASE_CONFIG,
+  count = 1,
+): Demand {
+  return { perSec: demandAt(demand, now, config) + (1_000 * count) / config.demandTauMs, at: now };
 }
 
 /** What a replica knows when it asks for a lease of one credential. */
@@ -102,11 +118,22 @@ export function leaseDurationOf(demandPerSec: number, config = DEFAULT_LEASE_CON
   return Math.min(config.maxLeaseMs, Math.max(config.minLeaseMs, forCalls));
 }
 
-/** What to ask for: the calls waiting, plus the lease's expected calls less what is held. */
+/**
+ * The tokens a lease of `durationMs` should hold: the calls waiting, plus the calls expected in it
+ * (whole ones: a replica that expects less than one call within the lease holds no spare) less
+ * what is held.
+ */
+export const tokensForLease = (
+  demandPerSec: number,
+  durationMs: number,
+  held: number,
+  waiting: number,
+): number => waiting + Math.max(0, Math.floor((demandPerSec * durationMs) / 1_000) - held);
+
+/** What to ask for: {@link tokensForLease} of the lease its demand calls for, at least one. */
 export function leaseAskOf(view: ReplicaView, config = DEFAULT_LEASE_CONFIG): LeaseAsk {
   const durationMs = leaseDurationOf(view.demandPerSec, config);
-  const expected = Math.ceil((view.demandPerSec * durationMs) / 1_000);
-  const ask = Math.max(1, view.waiting + Math.max(0, expected - view.held));
+  const ask = Math.max(1, tokensForLease(view.demandPerSec, durationMs, view.held, view.waiting));
   return { ask, durationMs };
 }
 
@@ -131,14 +158,22 @@ export function shouldRenew(
 }
 
 /**
- * At a lease's end with tokens left: renew it (they stay held, the lease is extended and topped up)
- * while the replica expects a call within a lease, else give them back.
+ * Shortly before a lease ends with tokens left (decided {@link renewAheadMsOf} before its end):
+ * - `renew` while the replica expects at least half a lease's calls in the next longest lease:
+ *   what it holds is carried over, the lease extended and topped up (one script run);
+ * - `give-back` when it holds more than one token: others may need them (one script run);
+ * - `lapse` for a single token while the bucket is plentiful ({@link Lease}): no script run; the
+ *   lease ends, and the token is given back with the replica's next run for the credential, if it
+ *   comes in the same window — a quiet credential costs no run at all between its calls.
  */
 export function atLeaseEnd(
   demandPerSec: number,
+  unspent: number,
+  plentiful: boolean,
   config = DEFAULT_LEASE_CONFIG,
-): 'renew' | 'give-back' {
-  return (demandPerSec * config.maxLeaseMs) / 1_000 >= 1 ? 'renew' : 'give-back';
+): 'renew' | 'give-back' | 'lapse' {
+  if ((demandPerSec * config.maxLeaseMs) / 1_000 >= config.callsPerLease / 2) return 'renew';
+  return unspent > 1 || !plentiful ? 'give-back' : 'lapse';
 }
 
 /** What a replica holds of one credential. */
@@ -172,7 +207,7 @@ export function heldAfterAnswer(held: number, remaining: number, inFlight: numbe
 // ---------------------------------------------------------------------------------------------
 // The shared side (the Redis script): grants, settlements, corrections.
 
-/** Another replica's live lease of the credential, as the shared bucket records it. */
+/** Another replica's live lease of the credential ({@link isLive}), as the shared bucket records it. */
 export interface Holder {
   /** Tokens it was granted and has not reported spent. */
   readonly held: number;
@@ -193,6 +228,11 @@ export interface SharedView {
   readonly fresh: boolean;
   /** The other replicas' live leases (ended ones, past their grace, are not here). */
   readonly others: readonly Holder[];
+  /**
+   * The tokens granted per second lately, by every replica ({@link withCall} of each grant): how
+   * fast the bucket drains, whether or not the replicas that drain it hold a lease now.
+   */
+  readonly drainPerSec?: number;
 }
 
 /** One replica's request, as the script receives it. */
@@ -203,6 +243,8 @@ export interface GrantRequest {
   readonly held: number;
   /** The tokens the asking call's priority must leave (0 for a write, the reserve for a read …). */
   readonly floor: number;
+  /** Calls waiting at the asker for a token now (0: a renewal ahead of need). */
+  readonly waiting: number;
 }
 
 /**
@@ -210,8 +252,9 @@ export interface GrantRequest {
  * {@link LeaseConfig.maxShareOfFree} of it, its demand over the longest lease, and its fair share —
  * what is above the reserve (held leases included) in proportion to the demand each holder
  * reported, less what it holds.
- * Near the reserve (or on a stale view) every grant is one token; a replica that holds nothing and
- * asks always gets one while one is free, so a small demand is served like a call of today's design.
+ * Near the reserve (or on a stale view) a grant is one token, and only for a call waiting for it:
+ * no replica holds a spare token there. A replica that holds nothing and has a call waiting always
+ * gets one while one is free, so a small demand is served like a call of today's design.
  */
 export function grantOf(
   shared: SharedView,
@@ -220,10 +263,11 @@ export function grantOf(
 ): number {
   const free = Math.floor(shared.tokens - request.floor);
   if (free < 1 || request.ask < 1) return 0;
-  if (!shared.fresh) return 1;
+  const single = request.waiting >= 1 ? 1 : 0;
+  if (!shared.fresh) return single;
   const aboveReserve = Math.max(0, Math.floor(shared.tokens - shared.writeReserve));
   const holders = shared.others.length + 1;
-  if (aboveReserve <= config.singlesBelowPerHolder * holders) return 1;
+  if (aboveReserve <= config.singlesBelowPerHolder * holders) return single;
   const othersHeld = shared.others.reduce((sum, holder) => sum + holder.held, 0);
   const othersDemand = shared.others.reduce((sum, holder) => sum + holder.demandPerSec, 0);
   const totalDemand = othersDemand + request.demandPerSec;
@@ -233,26 +277,100 @@ export function grantOf(
   const slice = Math.max(1, Math.floor(free * config.maxShareOfFree));
   // Whoever asks first must not take what the others' demand, not reported yet, will need.
   const forDemand = Math.ceil((request.demandPerSec * config.maxLeaseMs) / 1_000) + 1;
-  const floorGrant = request.held < 1 ? 1 : 0;
+  const floorGrant = request.held < 1 ? single : 0;
   return Math.max(0, Math.min(request.ask, free, slice, forDemand, Math.max(fair, floorGrant)));
 }
 
 /**
- * What a lease's settlement gives back to the shared bucket: what its holder says it did not spend
- * (never more than it was granted), while the lease is live or within its grace. Past that the
- * lease counts as spent — its holder stopped spending at its end, and another replica may already
- * have been granted the room; the window's end restores it.
+ * The longest lease the shared side grants now: what is above the reserve lasts
+ * `aboveReserve / totalDemand` seconds at the demand the holders reported (the asker's included),
+ * or at the bucket's drain when that is faster;
+ * a lease lasts at most {@link LeaseConfig.poolTimeShare} of that, so that as the budget runs low
+ * the leases shorten with it, and what they hold comes back while others can still use it.
  */
-export function settledTokens(
-  granted: number,
-  unspent: number,
-  leaseEndsAt: number,
-  now: number,
+export function leaseDurationCapOf(
+  aboveReserve: number,
+  totalDemandPerSec: number,
   config = DEFAULT_LEASE_CONFIG,
 ): number {
-  if (now > leaseEndsAt + config.graceMs) return 0;
+  if (totalDemandPerSec <= 0) return config.maxLeaseMs;
+  const poolLastsMs = (Math.max(0, aboveReserve) / totalDemandPerSec) * 1_000;
+  return Math.min(config.maxLeaseMs, Math.max(config.minLeaseMs, poolLastsMs * config.poolTimeShare));
+}
+
+/** What the script answers a lease request. */
+export interface Lease {
+  /** New tokens, taken from the shared bucket. */
+  readonly grant: number;
+  /** Of what the asker held, what its new lease keeps ... */
+  readonly carried: number;
+  /** ... and what goes back to the shared bucket (held − carried). */
+  readonly returned: number;
+  /** How long the lease lasts: what was asked, within {@link leaseDurationCapOf}. */
+  readonly durationMs: number;
+  /**
+   * Whether the budget is plentiful (the cap did not bind): a single token may then lapse at the
+   * lease's end instead of being given back with a run of its own.
+   */
+  readonly plentiful: boolean;
+}
+
+/**
+ * The script's answer to a lease request (urgent, or a renewal of a live lease whose unspent
+ * tokens the asker reports as `held`): the lease's duration ({@link leaseDurationCapOf}); what it
+ * should hold ({@link tokensForLease} — a shortened lease holds fewer spares, and near the reserve
+ * none: only the calls waiting); of what the asker held, what it keeps (up to that) and what it
+ * gives back; and {@link grantOf} for the rest.
+ */
+export function leaseOf(
+  shared: SharedView,
+  request: GrantRequest & { readonly durationMs: number },
+  config = DEFAULT_LEASE_CONFIG,
+): Lease {
+  const reported = shared.others.reduce(
+    (sum, holder) => sum + holder.demandPerSec,
+    request.demandPerSec,
+  );
+  const totalDemand = Math.max(reported, shared.drainPerSec ?? 0);
+  const aboveReserve = shared.tokens - shared.writeReserve;
+  const cap = leaseDurationCapOf(aboveReserve, totalDemand, config);
+  const durationMs = Math.min(request.durationMs, cap);
+  const nearReserve = aboveReserve <= config.singlesBelowPerHolder * (shared.others.length + 1);
+  const target = nearReserve
+    ? request.waiting
+    : tokensForLease(request.demandPerSec, durationMs, 0, request.waiting);
+  const carried = Math.max(0, Math.min(request.held, target));
+  const returned = Math.max(0, request.held) - carried;
+  const ask = Math.min(request.ask, target - carried);
+  const grant =
+    ask < 1
+      ? 0
+      : grantOf(
+          { ...shared, tokens: shared.tokens + returned },
+          { ...request, ask, held: carried },
+          config,
+        );
+  return { grant, carried, returned, durationMs, plentiful: cap >= config.maxLeaseMs };
+}
+
+/**
+ * What a lease's settlement gives back to the shared bucket: what its holder says it did not spend,
+ * never more than it was granted — while the lease runs, or after it ended (its holder stopped
+ * spending at its end), provided the window it was granted in is still the current one: at a
+ * window's end the bucket was refilled without it ({@link tokensAtReset}).
+ */
+export function settledTokens(granted: number, unspent: number, sameWindow: boolean): number {
+  if (!sameWindow) return 0;
   return Math.max(0, Math.min(granted, unspent));
 }
+
+/**
+ * Whether the shared side still counts a lease among the live holders (for the fair shares): until
+ * its end and a grace (the holder's clock started before Redis's, a reply may be in flight). An
+ * ended lease stays on record, unsettled, until its holder settles it or the window ends.
+ */
+export const isLive = (leaseEndsAt: number, now: number, config = DEFAULT_LEASE_CONFIG): boolean =>
+  now <= leaseEndsAt + config.graceMs;
 
 /** The shared bucket's tokens, and its capacity. */
 export interface SharedTokens {
@@ -271,32 +389,30 @@ export interface ReportedAnswer {
 }
 
 /**
- * `RateLimit-*` with leases outstanding: `RateLimit-Remaining` bounds everything not spent yet —
- * the shared tokens, every lease, the calls in flight — so the shared tokens drop to what it leaves
- * after the other holders' leases and the reporter's own outstanding tokens. Only ever lowers, as
- * today (calls in flight were already counted); `RateLimit-Limit` lowers the capacity.
+ * `RateLimit-*` with leases outstanding. Every token of Weft's is either in the shared bucket, held
+ * by a replica, in flight, or counted by the upstream; so while nobody else spends the credential,
+ * `RateLimit-Remaining` is at least the shared tokens plus the reporter's own outstanding ones, and
+ * the shared tokens drop only below what it leaves after the reporter's outstanding: what was spent
+ * behind Weft's back. The other holders' leases are not subtracted: the shared side only knows what
+ * they were granted, and what they spent since is already counted in Remaining — subtracting it
+ * would take it twice, and drain the bucket a little with every answer. Only ever lowers, as today;
+ * `RateLimit-Limit` lowers the capacity.
  */
-export function correctedShared(
-  shared: SharedTokens,
-  othersHeld: number,
-  answer: ReportedAnswer,
-): SharedTokens {
+export function correctedShared(shared: SharedTokens, answer: ReportedAnswer): SharedTokens {
   const cap =
     answer.limit !== undefined && answer.limit >= 1
       ? Math.min(shared.cap, answer.limit)
       : shared.cap;
   let tokens = Math.min(shared.tokens, cap);
   if (answer.remaining !== undefined) {
-    tokens = Math.min(
-      tokens,
-      Math.max(0, answer.remaining - othersHeld - answer.reporterOutstanding),
-    );
+    tokens = Math.min(tokens, Math.max(0, answer.remaining - answer.reporterOutstanding));
   }
   return { tokens, cap };
 }
 
 /**
- * At the window's end the bucket is full again, less the leases still held: their tokens may be
- * spent in the new window.
+ * At the window's end the bucket is full again, less what the leases still running hold: their
+ * tokens may be spent in the new window. Ended leases are not subtracted (their holders stopped
+ * spending at their end); their records are dropped, and settle for nothing.
  */
 export const tokensAtReset = (cap: number, held: number): number => Math.max(0, cap - held);

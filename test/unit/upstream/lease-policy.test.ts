@@ -12,6 +12,7 @@ import {
   correctedShared,
   demandAt,
   grantOf,
+  isLive,
   heldAfterAnswer,
   leaseAskOf,
   leaseDurationOf,
@@ -52,7 +53,7 @@ function hoard(demands: number[], tokens: number, writeReserve: number, rounds =
         .filter((_, other) => other !== index && (held[other] ?? 0) > 0);
       const grant = grantOf(
         { tokens: left, writeReserve, fresh: true, others },
-        { ask: 10_000, demandPerSec, held: held[index] ?? 0, floor: writeReserve },
+        { ask: 10_000, demandPerSec, held: held[index] ?? 0, floor: writeReserve, waiting: 1 },
       );
       held[index] = (held[index] ?? 0) + grant;
       left -= grant;
@@ -76,7 +77,13 @@ describe('grantOf: what the shared bucket grants', () => {
       const ask = 1 + Math.floor(random() * 200);
       const grant = grantOf(
         { tokens, writeReserve, fresh: random() < 0.9, others },
-        { ask, demandPerSec: random() * 10, held: Math.floor(random() * 20), floor },
+        {
+          ask,
+          demandPerSec: random() * 10,
+          held: Math.floor(random() * 20),
+          floor,
+          waiting: Math.floor(random() * 3),
+        },
       );
       expect(grant).toBeGreaterThanOrEqual(0);
       expect(grant).toBeLessThanOrEqual(ask);
@@ -104,7 +111,7 @@ describe('grantOf: what the shared bucket grants', () => {
   it('gives a replica of small demand that asks first only its share, not what a busy one needs', () => {
     const grant = grantOf(
       { tokens: 600, writeReserve: 60, fresh: true, others: [{ held: 1, demandPerSec: 20 }] },
-      { ask: 500, demandPerSec: 1, held: 0, floor: 60 },
+      { ask: 500, demandPerSec: 1, held: 0, floor: 60, waiting: 1 },
     );
     // Its share of 541 is 541 / 21 ≈ 25 tokens.
     expect(grant).toBe(25);
@@ -118,7 +125,7 @@ describe('grantOf: what the shared bucket grants', () => {
       fresh: true,
       others,
     });
-    const read = { ask: 50, demandPerSec: 5, held: 0, floor: 60 };
+    const read = { ask: 50, demandPerSec: 5, held: 0, floor: 60, waiting: 1 };
     // 10 holders: singles below 60 + 2 × 10 tokens.
     expect(grantOf(view(200), read)).toBeGreaterThan(1);
     expect(grantOf(view(81), read)).toBeGreaterThan(1);
@@ -129,47 +136,53 @@ describe('grantOf: what the shared bucket grants', () => {
     expect(grantOf(view(60), { ...read, floor: 0 })).toBe(1);
     expect(grantOf(view(1), { ...read, floor: 0 })).toBe(1);
     expect(grantOf(view(0), { ...read, floor: 0 })).toBe(0);
+    // There, a renewal ahead of need gets nothing: no replica holds a spare token near the end.
+    expect(grantOf(view(200), { ...read, waiting: 0 })).toBeGreaterThan(1);
+    expect(grantOf(view(80), { ...read, waiting: 0 })).toBe(0);
   });
 
   it('takes at most half of what is free in one grant, and one token on a stale view (the probe)', () => {
     const alone = { tokens: 600, writeReserve: 60, fresh: true, others: [] };
-    expect(grantOf(alone, { ask: 1_000, demandPerSec: 50, held: 0, floor: 60 })).toBe(270);
-    expect(
-      grantOf({ ...alone, fresh: false }, { ask: 1_000, demandPerSec: 50, held: 0, floor: 60 }),
-    ).toBe(1);
+    const ask = { ask: 1_000, demandPerSec: 50, held: 0, floor: 60, waiting: 1 };
+    expect(grantOf(alone, ask)).toBe(270);
+    expect(grantOf({ ...alone, fresh: false }, ask)).toBe(1);
   });
 
   it('always grants one token to a replica that holds none while one is free above its floor', () => {
     const crowded = Array.from({ length: 49 }, () => ({ held: 10, demandPerSec: 100 }));
     const view = { tokens: 600, writeReserve: 60, fresh: true, others: crowded };
-    expect(grantOf(view, { ask: 5, demandPerSec: 0.01, held: 0, floor: 60 })).toBe(1);
+    expect(grantOf(view, { ask: 5, demandPerSec: 0.01, held: 0, floor: 60, waiting: 1 })).toBe(1);
     // Holding some already, past its share: nothing more until it reports spending.
-    expect(grantOf(view, { ask: 5, demandPerSec: 0.01, held: 3, floor: 60 })).toBe(0);
+    expect(grantOf(view, { ask: 5, demandPerSec: 0.01, held: 3, floor: 60, waiting: 1 })).toBe(0);
   });
 });
 
 describe('settledTokens: what a lease gives back', () => {
   it('gives back what the holder did not spend, never more than it was granted', () => {
-    expect(settledTokens(10, 4, 5_000, 4_000)).toBe(4);
-    expect(settledTokens(10, 0, 5_000, 4_000)).toBe(0);
-    expect(settledTokens(10, 12, 5_000, 4_000)).toBe(10);
+    expect(settledTokens(10, 4, true)).toBe(4);
+    expect(settledTokens(10, 0, true)).toBe(0);
+    expect(settledTokens(10, 12, true)).toBe(10);
   });
 
-  it('gives back within the grace after the lease’s end, nothing later (an expired lease is spent)', () => {
-    expect(settledTokens(10, 4, 5_000, 5_000 + config.graceMs)).toBe(4);
-    expect(settledTokens(10, 4, 5_000, 5_001 + config.graceMs)).toBe(0);
+  it('gives back an ended lease’s tokens in its own window, nothing after the window’s end', () => {
+    expect(settledTokens(10, 4, false)).toBe(0);
+  });
+
+  it('counts a lease among the live holders until its end and the grace, not after', () => {
+    expect(isLive(5_000, 5_000 + config.graceMs)).toBe(true);
+    expect(isLive(5_000, 5_001 + config.graceMs)).toBe(false);
   });
 
   it('keeps shared tokens + held constant through grant and settlement (the sum invariant)', () => {
     let tokens = 600;
     const grant = grantOf(
       { tokens, writeReserve: 60, fresh: true, others: [] },
-      { ask: 40, demandPerSec: 10, held: 0, floor: 60 },
+      { ask: 40, demandPerSec: 10, held: 0, floor: 60, waiting: 1 },
     );
     tokens -= grant;
     let held = grant;
     held -= 15; // spent
-    tokens += settledTokens(grant, held, 10_000, 9_000);
+    tokens += settledTokens(grant, held, true);
     expect(tokens).toBe(600 - 15);
   });
 
@@ -180,23 +193,52 @@ describe('settledTokens: what a lease gives back', () => {
 });
 
 describe('correctedShared: RateLimit-* with leases outstanding', () => {
-  it('bounds the shared tokens by Remaining less every lease held and the reporter’s outstanding', () => {
-    // 100 remaining at the upstream; others hold 30, the reporter 5 held + 2 in flight: 63 free.
+  it('lowers the shared tokens to Remaining less the reporter’s outstanding (spent behind Weft’s back)', () => {
+    // 40 remaining at the upstream; the reporter holds 5 and has 2 in flight: 33 at most.
     expect(
-      correctedShared({ tokens: 90, cap: 600 }, 30, { remaining: 100, reporterOutstanding: 7 }),
-    ).toEqual({ tokens: 63, cap: 600 });
+      correctedShared({ tokens: 90, cap: 600 }, { remaining: 40, reporterOutstanding: 7 }),
+    ).toEqual({ tokens: 33, cap: 600 });
     expect(
-      correctedShared({ tokens: 90, cap: 600 }, 30, { remaining: 20, reporterOutstanding: 7 }),
-    ).toEqual({ tokens: 0, cap: 600 });
+      correctedShared({ tokens: 90, cap: 600 }, { remaining: 5, reporterOutstanding: 7 }),
+    ).toEqual({
+      tokens: 0,
+      cap: 600,
+    });
+  });
+
+  it('does not drain the bucket while replicas spend their leases and report the answers', () => {
+    // Three replicas hold leases and spend them; nobody else uses the credential. Every answer is
+    // reported, with the reporter's held and in-flight tokens: the shared tokens never move.
+    const window = 600;
+    let shared = { tokens: window, cap: window };
+    const held = [0, 0, 0];
+    let counted = 0;
+    for (const [replica] of held.entries()) {
+      held[replica] = 30;
+      shared = { ...shared, tokens: shared.tokens - 30 };
+    }
+    for (let call = 0; call < 60; call += 1) {
+      const replica = call % 3;
+      held[replica] = (held[replica] ?? 0) - 1;
+      counted += 1;
+      shared = correctedShared(shared, {
+        remaining: window - counted,
+        reporterOutstanding: held[replica] ?? 0,
+      });
+      expect(shared.tokens).toBe(window - 90);
+    }
   });
 
   it('never raises the shared tokens; a lower limit lowers the capacity', () => {
     expect(
-      correctedShared({ tokens: 50, cap: 600 }, 0, { remaining: 500, reporterOutstanding: 0 }),
+      correctedShared({ tokens: 50, cap: 600 }, { remaining: 500, reporterOutstanding: 0 }),
     ).toEqual({ tokens: 50, cap: 600 });
     expect(
-      correctedShared({ tokens: 500, cap: 600 }, 0, { limit: 300, reporterOutstanding: 0 }),
-    ).toEqual({ tokens: 300, cap: 300 });
+      correctedShared({ tokens: 500, cap: 600 }, { limit: 300, reporterOutstanding: 0 }),
+    ).toEqual({
+      tokens: 300,
+      cap: 300,
+    });
   });
 
   it('lowers what a replica holds to what the answer allows after its own calls in flight', () => {
@@ -248,8 +290,12 @@ describe('the replica: spending, asking, renewing', () => {
     expect(shouldRenew({ ...view, held: 8 }, 10_000, 0)).toBe(true);
     expect(shouldRenew(view, 10_000, 9_920)).toBe(true);
     expect(shouldRenew({ ...view, demandPerSec: 0 }, 10_000, 9_990)).toBe(false);
-    expect(atLeaseEnd(1)).toBe('renew');
-    expect(atLeaseEnd(0.01)).toBe('give-back');
+    // Renewed while half a lease's calls (4) come within the longest lease (30 s): ≥ 0.134/s.
+    expect(atLeaseEnd(0.14, 1, true)).toBe('renew');
+    expect(atLeaseEnd(0.13, 5, true)).toBe('give-back');
+    expect(atLeaseEnd(0.13, 1, true)).toBe('lapse');
+    // Not while the budget runs low: a lapsed token would be out of reach until the holder's next run.
+    expect(atLeaseEnd(0.13, 1, false)).toBe('give-back');
   });
 
   it('estimates a steady demand from the calls themselves, and forgets it in silence', () => {
