@@ -220,7 +220,9 @@ export function createLeaseDesign(
           if (pair.held > 0) {
             const generation = pair.generation;
             // Decided while the lease still runs: what is held is carried over or given back.
-            clock.at(Math.max(clock.now, pair.endsAt - aheadMs), () => leaseEnding(pair, generation));
+            clock.at(Math.max(clock.now, pair.endsAt - aheadMs), () =>
+              leaseEnding(pair, generation),
+            );
           }
         }
         serveWaiting(pair, run === 'lease' ? reply.grant : undefined);

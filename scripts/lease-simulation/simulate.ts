@@ -22,7 +22,9 @@ export function simulate(scenario: Scenario, choice: DesignChoice): Outcome {
   const pickCredential = weightedPicker(zipfWeights(scenario.credentials, scenario.zipfExponent));
   const weightOf = (replica: number) =>
     replica < scenario.heavyReplicas ? scenario.heavyWeight : 1;
-  const anyReplica = weightedPicker(Array.from({ length: scenario.replicas }, (_, r) => weightOf(r)));
+  const anyReplica = weightedPicker(
+    Array.from({ length: scenario.replicas }, (_, r) => weightOf(r)),
+  );
   const affinity = scenario.replicasPerCredential;
   // With affinity, credential c is served by the replicas c, c + 1, … (mod replicas).
   const pickReplica = (credential: number): number => {

@@ -61,6 +61,7 @@ export interface Outcome {
   /** Calls that had to wait for a Redis reply before they could go (leases: found none held). */
   readonly waitedShare: number;
   readonly waitedP50Ms: number;
+  readonly waitedP99Ms: number;
   /** Calls served (sent and not answered 429) as a share of calls wanted, by kind of replica. */
   readonly heavyServed: number;
   readonly lightServed: number;
@@ -152,7 +153,9 @@ export function createWorld(scenario: Scenario): World & { outcome(design: strin
     outcome(design) {
       const sorted = (values: number[]) => Float64Array.from(values).sort();
       const at = (values: Float64Array, share: number) =>
-        values.length === 0 ? 0 : (values[Math.min(values.length - 1, Math.floor(values.length * share))] ?? 0);
+        values.length === 0
+          ? 0
+          : (values[Math.min(values.length - 1, Math.floor(values.length * share))] ?? 0);
       const addedSorted = sorted(added);
       const waitedSorted = sorted(waitedFor);
       const calls = sent + refused + refusedUnreachable;
@@ -168,7 +171,11 @@ export function createWorld(scenario: Scenario): World & { outcome(design: strin
       const tier = (from: number, to: number): Tier => {
         let runs = 0;
         let calls = 0;
-        for (let credential = from; credential < Math.min(to, scenario.credentials); credential += 1) {
+        for (
+          let credential = from;
+          credential < Math.min(to, scenario.credentials);
+          credential += 1
+        ) {
           runs += runsOf[credential] ?? 0;
           calls += sentOf[credential] ?? 0;
         }
@@ -194,13 +201,12 @@ export function createWorld(scenario: Scenario): World & { outcome(design: strin
         addedP99Ms: at(addedSorted, 0.99),
         waitedShare: sent === 0 ? 0 : waitedFor.length / sent,
         waitedP50Ms: at(waitedSorted, 0.5),
+        waitedP99Ms: at(waitedSorted, 0.99),
         heavyServed: servedShare(0, scenario.heavyReplicas),
         lightServed: servedShare(scenario.heavyReplicas, scenario.replicas),
         unspentWhileRefused: counted.reduce(
           (sum, count, credential) =>
-            refusedOf[credential]
-              ? sum + Math.max(0, scenario.windowCalls - floor - count)
-              : sum,
+            refusedOf[credential] ? sum + Math.max(0, scenario.windowCalls - floor - count) : sum,
           0,
         ),
       };

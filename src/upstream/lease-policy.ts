@@ -295,7 +295,10 @@ export function leaseDurationCapOf(
 ): number {
   if (totalDemandPerSec <= 0) return config.maxLeaseMs;
   const poolLastsMs = (Math.max(0, aboveReserve) / totalDemandPerSec) * 1_000;
-  return Math.min(config.maxLeaseMs, Math.max(config.minLeaseMs, poolLastsMs * config.poolTimeShare));
+  return Math.min(
+    config.maxLeaseMs,
+    Math.max(config.minLeaseMs, poolLastsMs * config.poolTimeShare),
+  );
 }
 
 /** What the script answers a lease request. */

@@ -13,6 +13,8 @@ import {
   demandAt,
   grantOf,
   isLive,
+  leaseDurationCapOf,
+  leaseOf,
   heldAfterAnswer,
   leaseAskOf,
   leaseDurationOf,
@@ -157,6 +159,71 @@ describe('grantOf: what the shared bucket grants', () => {
   });
 });
 
+describe('leaseOf: how long a lease lasts, and what it keeps', () => {
+  const request = {
+    ask: 1_000,
+    demandPerSec: 2,
+    held: 0,
+    floor: 60,
+    waiting: 1,
+    durationMs: 30_000,
+  };
+  const alone = { tokens: 600, writeReserve: 60, fresh: true, others: [] };
+
+  it('caps a lease at a quarter of the time what is above the reserve lasts at the demand', () => {
+    // 90 above the reserve at 7.5 calls/s lasts 12 s: leases of 3 s at most.
+    expect(leaseDurationCapOf(90, 7.5)).toBe(3_000);
+    expect(leaseDurationCapOf(540, 0)).toBe(config.maxLeaseMs);
+    expect(leaseDurationCapOf(540, 1)).toBe(config.maxLeaseMs);
+    expect(leaseDurationCapOf(2, 100)).toBe(config.minLeaseMs);
+  });
+
+  it('gives a plentiful bucket’s asker the lease its demand asked for', () => {
+    const lease = leaseOf(alone, request);
+    // 2 calls/s for 30 s: 60, and the call waiting.
+    expect(lease).toEqual({
+      grant: 61,
+      carried: 0,
+      returned: 0,
+      durationMs: 30_000,
+      plentiful: true,
+    });
+  });
+
+  it('shortens the lease by the bucket’s drain (every replica’s), and its tokens with it', () => {
+    // The asker reports 2 calls/s; the bucket drains 180/s: 540 last 3 s, leases 750 ms → 1 s.
+    const lease = leaseOf({ ...alone, drainPerSec: 180 }, request);
+    expect(lease.durationMs).toBe(config.minLeaseMs);
+    expect(lease.grant).toBe(3);
+    expect(lease.plentiful).toBe(false);
+  });
+
+  it('near the reserve, a renewal keeps only the calls waiting and gives back the rest', () => {
+    const crowded = Array.from({ length: 9 }, () => ({ held: 1, demandPerSec: 2 }));
+    const near = { tokens: 75, writeReserve: 60, fresh: true, others: crowded };
+    expect(leaseOf(near, { ...request, held: 6, waiting: 0 })).toMatchObject({
+      grant: 0,
+      carried: 0,
+      returned: 6,
+    });
+    expect(leaseOf(near, { ...request, held: 6, waiting: 2 })).toMatchObject({
+      grant: 0,
+      carried: 2,
+      returned: 4,
+    });
+    expect(leaseOf(near, { ...request, held: 0, waiting: 2 })).toMatchObject({
+      grant: 1,
+      carried: 0,
+      returned: 0,
+    });
+  });
+
+  it('a renewal that keeps what it holds takes only the rest of what its lease should hold', () => {
+    const lease = leaseOf(alone, { ...request, held: 50, waiting: 0 });
+    expect(lease).toMatchObject({ carried: 50, returned: 0, grant: 10 });
+  });
+});
+
 describe('settledTokens: what a lease gives back', () => {
   it('gives back what the holder did not spend, never more than it was granted', () => {
     expect(settledTokens(10, 4, true)).toBe(4);
@@ -296,6 +363,11 @@ describe('the replica: spending, asking, renewing', () => {
     expect(atLeaseEnd(0.13, 1, true)).toBe('lapse');
     // Not while the budget runs low: a lapsed token would be out of reach until the holder's next run.
     expect(atLeaseEnd(0.13, 1, false)).toBe('give-back');
+  });
+
+  it('counts several tokens at once in a drain (the shared side’s demand)', () => {
+    const drain = withCall(NO_DEMAND, 0, config, 10);
+    expect(drain.perSec).toBeCloseTo(1, 6);
   });
 
   it('estimates a steady demand from the calls themselves, and forgets it in silence', () => {
