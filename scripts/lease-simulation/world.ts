@@ -48,6 +48,11 @@ export interface Outcome {
   readonly calls: number;
   readonly sent: number;
   readonly upstream429: number;
+  /**
+   * Reads that reached the upstream past the reads' room (the window less the write reserve): what
+   * the replicas spent together beyond what the bucket had for them. Every call here is a read.
+   */
+  readonly pastReadRoom: number;
   /** Refused by the limiter: the budget (or the replica's share of it) is spent. */
   readonly refused: number;
   /** Refused because Redis was unreachable and the replica held nothing. */
@@ -192,6 +197,10 @@ export function createWorld(scenario: Scenario): World & { outcome(design: strin
         calls,
         sent,
         upstream429: limited,
+        pastReadRoom: counted.reduce(
+          (sum, count) => sum + Math.max(0, count - (scenario.windowCalls - floor)),
+          0,
+        ),
         refused,
         refusedUnreachable,
         scriptRuns,
