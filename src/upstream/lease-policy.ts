@@ -4,7 +4,8 @@
  * script run, spends it locally, and settles it when the lease is renewed or ends. These are the
  * policy's pure functions — no I/O, no clock, no import — so that the simulation
  * (`scripts/lease-simulation.ts`), the memory store and the Redis script (which will mirror
- * {@link grantOf}, {@link settledTokens} and {@link correctedShared}) decide the same way.
+ * {@link leaseOf}, {@link grantOf}, {@link settledTokens} and {@link correctedShared}) decide the
+ * same way.
  *
  * The invariant every function keeps: what the shared bucket has left (`tokens`) plus what every
  * replica holds is never more than what the bucket had. A replica spends only what it holds, and
@@ -33,15 +34,17 @@ export interface LeaseConfig {
   /** One grant takes at most this share of what is above the reserve (at least one token). */
   readonly maxShareOfFree: number;
   /**
-   * How long past its end the shared side still counts a lease as held (it may still be spent: the
-   * holder's clock started before Redis's, and a reply may be in flight).
+   * How long past its end the shared side still counts a lease among the live holders, and carries
+   * it over when its holder renews (the holder's clock started before Redis's; a request may be in
+   * flight).
    */
   readonly graceMs: number;
   /** The time constant of a replica's demand: its rate is averaged over about this long. */
   readonly demandTauMs: number;
   /**
-   * A lease lasts at most this share of the time what is above the reserve lasts at the demand
-   * the holders reported: spares come back well before the bucket runs dry.
+   * A lease lasts at most this share of the time what is above the reserve lasts at the bucket's
+   * drain (or the holders' reported demand, when higher): spares come back well before the bucket
+   * runs dry.
    */
   readonly poolTimeShare: number;
 }
@@ -283,10 +286,10 @@ export function grantOf(
 
 /**
  * The longest lease the shared side grants now: what is above the reserve lasts
- * `aboveReserve / totalDemand` seconds at the demand the holders reported (the asker's included),
- * or at the bucket's drain when that is faster;
- * a lease lasts at most {@link LeaseConfig.poolTimeShare} of that, so that as the budget runs low
- * the leases shorten with it, and what they hold comes back while others can still use it.
+ * `aboveReserve / totalDemand` seconds (the bucket's drain, or the demand the live holders reported
+ * when that is higher); a lease lasts at most {@link LeaseConfig.poolTimeShare} of that, so that as
+ * the budget runs low the leases shorten with it, and what they hold comes back while others can
+ * still use it.
  */
 export function leaseDurationCapOf(
   aboveReserve: number,
