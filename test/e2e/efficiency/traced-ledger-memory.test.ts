@@ -1,7 +1,7 @@
 /**
  * Many traced requests of one tenant under the image's heap flags ("one tenant crashes
  * the gateway with the ledger"): a gateway process started as production starts it
- * (`production-command.ts`: `--max-old-space-size=384 --max-semi-space-size=16`, its default
+ * (`production-command.ts`: `--max-old-space-size=384 --max-semi-space-size=32`, its default
  * limits), the simulator here, the process's peak RSS read from /proc.
  *
  * The finding: 30 concurrent `Weft-Trace: 1` requests of a 32 KB document of long aliases (44
