@@ -105,6 +105,17 @@ module.exports = {
       },
     },
     {
+      name: 'explorer-files-sender-loaded-on-demand',
+      comment:
+        "the explorer's files are sent by @fastify/send, loaded with the first one asked for (src/server/explorer/explorer-assets.ts); @fastify/static loaded glob at every start-up (the path matches node_modules anywhere: in a git worktree whose node_modules is a link, they resolve to ../main/node_modules)",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: {
+        path: '(^|/)node_modules/(@fastify/send|@fastify/static|glob)/',
+        dependencyTypesNot: ['type-only', 'type-import', 'dynamic-import'],
+      },
+    },
+    {
       name: 'undici-pool-alone',
       comment:
         "the upstream transport loads undici's pool by itself (src/upstream/undici-pool.ts): undici's entry point loads the whole library",

@@ -70,4 +70,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
 # to 2 s more: inside docker's default 10 s grace. Raise `docker stop -t` (Kubernetes:
 # terminationGracePeriodSeconds) together with SHUTDOWN_TIMEOUT_MS.
 # Heap settings as `npm start` (docs/operations.md, "Memory").
-CMD ["node", "--max-old-space-size=384", "--max-semi-space-size=32", "--expose-gc", "src/main.ts"]
+CMD ["node", "--max-old-space-size=384", "--max-semi-space-size=32", "--initial-old-space-size=64", "--expose-gc", "src/main.ts"]

@@ -4,6 +4,10 @@
  * loads), the name-collision rule and the schema build — and parsing the ~60 KB again for each was a
  * measurable part of start-up (docs/performance.md "Start-up"). The documents are shared: nothing
  * that reads them (graphql-js, graphql-tools' merge) changes an AST it is given.
+ *
+ * Parsed without locations: nothing reads where a definition was in its file (the schema is built
+ * from these documents, never reported against them), and a token and a location per node were
+ * kept for the life of the process (docs/operations.md "Memory").
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse, type DocumentNode } from 'graphql';
@@ -18,6 +22,8 @@ export function localSdlDocuments(): readonly DocumentNode[] {
   parsed ??= readdirSync(LOCAL_SCHEMA_DIR)
     .filter((file) => file.endsWith('.graphql'))
     .sort()
-    .map((file) => parse(readFileSync(new URL(file, LOCAL_SCHEMA_DIR), 'utf8')));
+    .map((file) =>
+      parse(readFileSync(new URL(file, LOCAL_SCHEMA_DIR), 'utf8'), { noLocation: true }),
+    );
   return parsed;
 }

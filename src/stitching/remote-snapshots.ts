@@ -7,7 +7,9 @@
  * `npm run schema:pull` from the subgraphs' introspection, and the unit test of the snapshots
  * (test/unit/stitching/remote-snapshots.test.ts) builds every one of them with full validation, so
  * an invalid snapshot fails there instead of costing every start-up ~40 ms to prove it valid. A
- * missing or unreadable one still fails start-up, naming its path.
+ * missing or unreadable one still fails start-up, naming its path. Built without locations
+ * (`noLocation`): the schemas are read, never reported against, and every AST node's location and
+ * tokens stayed on the heap for the life of the process (docs/operations.md "Memory").
  */
 import { readFileSync } from 'node:fs';
 import { buildSchema, type GraphQLSchema } from 'graphql';
@@ -31,7 +33,7 @@ export function readSnapshot(subgraph: RemoteSubgraph): string {
 export function snapshotSchema(subgraph: RemoteSubgraph): GraphQLSchema {
   let schema = built.get(subgraph);
   if (schema === undefined) {
-    schema = buildSchema(readSnapshot(subgraph), { assumeValidSDL: true });
+    schema = buildSchema(readSnapshot(subgraph), { assumeValidSDL: true, noLocation: true });
     built.set(subgraph, schema);
   }
   return schema;

@@ -4,9 +4,8 @@
  * A client asking for JSON (or anything else) still reaches the GraphQL endpoint: the page answers
  * only when `text/html` is preferred over both GraphQL response types (media-types.ts).
  */
-import { join } from 'node:path';
-import fastifyStatic from '@fastify/static';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { registerExplorerAssets } from './explorer-assets.ts';
 import {
   EXPLORER_BUNDLE_DIR,
   explorerInputsHash,
@@ -93,20 +92,9 @@ export async function registerExplorer(
     demoTokens: options.embeddedUpstream ? DEMO_TOKENS : [],
   });
 
+  // The manifest's files only: nothing else in the folder (the manifest itself) is reachable.
   const files = new Set(manifest.files.map((file) => `/${file}`));
-  await app.register(fastifyStatic, {
-    root: join(dir),
-    prefix: EXPLORER_ASSETS_PREFIX,
-    decorateReply: false,
-    index: false,
-    list: false,
-    // The manifest's files only: nothing else in the folder (the manifest itself) is reachable.
-    allowedPath: (pathName) => files.has(pathName),
-    // Every name carries its content's hash: a new build is a new URL.
-    maxAge: '365d',
-    immutable: true,
-    setHeaders: (res) => res.setHeader('x-content-type-options', 'nosniff'),
-  });
+  registerExplorerAssets(app, { prefix: EXPLORER_ASSETS_PREFIX, root: dir, files });
 
   const checkStale = staleCheck(manifest, options.logger);
   return {

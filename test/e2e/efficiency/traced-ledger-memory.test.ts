@@ -16,6 +16,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
+import { productionCommand } from '../../support/production-command.ts';
 import { longAliasCertificates, seedCertificates } from '../../support/long-alias-documents.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 import { MAX_LEDGER_PATH_BYTES } from '../../../src/upstream/ledger-field-paths.ts';
@@ -24,14 +25,21 @@ const MiB = 1024 * 1024;
 const REQUESTS = 90;
 const CERTIFICATES = 100;
 const SHAPE = { fields: 26, aliasChars: 1050, first: CERTIFICATES };
+/** A heap flag of the image's command, in MiB (`--max-old-space-size=384` → 384). */
+function heapFlagMiB(name: string): number {
+  const flag = productionCommand().args.find((arg) => arg.startsWith(`--${name}=`));
+  if (!flag) throw new Error(`the image's command has no --${name}`);
+  return Number(flag.slice(name.length + 3));
+}
 /**
- * Peak RSS allowed: the image's heap limits, old space 384 MiB and young generation 3 × 32 MiB.
+ * Peak RSS allowed: the image's heap limits, its old space and young generation (3 semi-spaces).
  * The process's code (~50 MiB) and the answers being written to sockets sit outside the heap, so a
  * burst that stays under the heap's own size leaves the heap room it did not need. Before the
  * ledger was bounded this burst peaked at 1.4–1.9 GiB (30 requests: 870 MiB), each answer 16.6 MB;
  * now 320–370 MiB (30: 340 MiB), each answer 3.0 MB — its data 2.94 MB.
  */
-const RSS_BOUND = (384 + 3 * 32) * MiB;
+const RSS_BOUND =
+  (heapFlagMiB('max-old-space-size') + 3 * heapFlagMiB('max-semi-space-size')) * MiB;
 /** What a ledger adds to an answer at most here: 101 calls of ~250 bytes, and its paths. */
 const LEDGER_BYTES = 101 * 256 + MAX_LEDGER_PATH_BYTES + 8 * 1024;
 

@@ -3,8 +3,10 @@
  * "Start-up"): after the image's command starts and answers one query, the subscription transports
  * (graphql-ws with ws, graphql-sse), the upload reader (graphql-upload's processRequest with
  * busboy), Fastify's JSON-schema compilers (ajv, fast-json-stringify), Apollo's usage-reporting
- * protobuf, OpenTelemetry's SDK, the Redis client and undici's entry point are not loaded. Then the first subscription over
- * each transport and the first upload load their modules and work.
+ * protobuf, OpenTelemetry's SDK, the Redis client, undici's entry point and the explorer's file
+ * sender (`@fastify/send`; `glob`, which `@fastify/static` loaded with it, never) are not loaded.
+ * Then the first subscription over each transport, the first upload and the first explorer file
+ * load their modules and work.
  *
  * `@graphql-tools/executor` is not on the list: the stitching that serves the subgraphs imports it
  * (through `@graphql-tools/delegate`), so every start-up loads it.
@@ -45,6 +47,9 @@ const ON_DEMAND = {
   'Redis client': '/node_modules/@redis/client/',
   // Never, in fact: the transport loads undici's pool by itself (src/upstream/undici-pool.ts).
   "undici's entry point": '/node_modules/undici/index.js',
+  "the explorer's file sender": '/node_modules/@fastify/send/',
+  // Never: @fastify/static loaded it to list the bundle's folder (explorer-assets.ts).
+  glob: '/node_modules/glob/',
 } as const;
 type Library = keyof typeof ON_DEMAND;
 
@@ -143,5 +148,21 @@ describe('start-up in production mode', () => {
     expect(await loaded()).toEqual(
       expect.arrayContaining(['graphql-upload processRequest', 'busboy']),
     );
+  });
+
+  it('loads the file sender with the first explorer file, which is served, and never glob', async () => {
+    expect(await loaded()).not.toContain("the explorer's file sender");
+    const page = await fetch(`${gateway.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const script = /<script type="module" src="(\/explorer\/[^"]+\.js)">/.exec(await page.text());
+    expect(script).not.toBeNull();
+    const file = await fetch(`${gateway.url}${script![1]}`);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toMatch(/javascript/);
+    expect(file.headers.get('cache-control')).toContain('immutable');
+    expect((await file.text()).length).toBeGreaterThan(1_000);
+    const now = await loaded();
+    expect(now).toContain("the explorer's file sender");
+    expect(now).not.toContain('glob');
   });
 });
