@@ -69,17 +69,17 @@ function hmacSha256Hex(secret: string): (token: string) => string {
   const innerPad = inner.subarray(0, BLOCK);
   return (token) => {
     const length = Buffer.byteLength(token);
-    let innerDigest: Buffer;
+    // Digests as hex text, decoded into the outer buffer: a digest as a Buffer is a new native
+    // allocation per hash, the costliest part of it.
     if (length <= INNER_ROOM) {
       inner.write(token, BLOCK, 'utf8');
-      innerDigest = hash('sha256', inner.subarray(0, BLOCK + length), 'buffer');
-      inner.fill(0, BLOCK, BLOCK + length);
+      outer.write(hash('sha256', inner.subarray(0, BLOCK + length), 'hex'), BLOCK, 'hex');
+      for (let i = BLOCK; i < BLOCK + length; i += 1) inner[i] = 0;
     } else {
       const message = Buffer.concat([innerPad, Buffer.from(token)]);
-      innerDigest = hash('sha256', message, 'buffer');
+      outer.write(hash('sha256', message, 'hex'), BLOCK, 'hex');
       message.fill(0);
     }
-    innerDigest.copy(outer, BLOCK);
     return hash('sha256', outer, 'hex');
   };
 }
