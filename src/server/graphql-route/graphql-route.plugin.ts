@@ -1,7 +1,8 @@
 /**
  * The GraphQL route as one encapsulated Fastify plugin: every hook below belongs to this route
- * alone (Fastify encapsulation), so none filters on the URL, and they run in the order written
- * here — steps 1–3 of the operation pipeline (operation-pipeline.ts), then Apollo Server:
+ * alone (Fastify encapsulation), so none filters on the URL, and the checks of a phase run as the
+ * steps of one callback hook (hook-steps.ts) in the order written here — steps 1–3 of the operation
+ * pipeline (operation-pipeline.ts), then Apollo Server:
  *
  *   onRequest      a client throttled for refused documents gets 429 (limits/refusal-throttle.ts);
  *                  a GET that prefers HTML gets the explorer page; a POST of another content type
