@@ -5,7 +5,8 @@
  * subscription transports.
  */
 import type { ApolloServerOptions, ApolloServerPlugin } from '@apollo/server';
-import type { FastifyBaseLogger, FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { HookStep } from './graphql-route/hook-steps.ts';
 import type { RequestCredential } from './request-credential.ts';
 import { createCredentialQuota } from './credential-quota.ts';
 import { createApqRegistrationHook } from './persisted-operations/apq-registration.hook.ts';
@@ -42,7 +43,7 @@ export interface ProductionPolicy {
   /** The explorer's page (EXPLORER on), served by the GraphQL route. */
   readonly explorer: ExplorerPage | undefined;
   /** Who may register APQ documents (the GraphQL route's hook); absent with trusted documents. */
-  readonly apqRegistration: preHandlerAsyncHookHandler | undefined;
+  readonly apqRegistration: HookStep | undefined;
   /**
    * Stops the policy's timers (the idempotency records' write-back, the Redis epoch check); the
    * Redis connection it borrows is the stack's to close.

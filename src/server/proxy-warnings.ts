@@ -20,12 +20,17 @@ export function registerProxyWarnings(app: FastifyInstance, config: Pick<Config,
   }
   if (config.TRUST_PROXY !== undefined) return;
   let warned = false;
-  app.addHook('onRequest', async (request) => {
-    if (warned || request.headers['x-forwarded-for'] === undefined) return;
+  // A callback hook: an async one costs a promise on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (warned || request.headers['x-forwarded-for'] === undefined) {
+      done();
+      return;
+    }
     warned = true;
     request.log.warn(
       'X-Forwarded-For arrived but TRUST_PROXY is unset: every client behind that proxy shares its ' +
         "address, and so its room for tokens the upstream has not accepted yet; set TRUST_PROXY to the proxy's addresses/CIDRs",
     );
+    done();
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The credential of an HTTP request, derived once: several steps of the GraphQL route need it (the
  * refusal throttle, APQ registration, the replay key, the context), and each would otherwise hash
- * the token again (or look it up in the memo of recent tokens, upstream/credential-memo.ts).
+ * the token again (no map remembers a token's id across requests: docs/security.md "Tokens").
  * Remembered per request object: it goes with its request.
  */
 import type { FastifyRequest } from 'fastify';

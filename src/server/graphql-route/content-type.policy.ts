@@ -22,11 +22,17 @@ export function mediaTypeOf(contentType: string | undefined): string | undefined
   return type === '' ? undefined : type;
 }
 
-/** The onRequest check of the GraphQL route: a POST of another content type is refused (415). */
-export async function refuseUnsupportedContentType(request: FastifyRequest, reply: FastifyReply) {
-  if (request.method !== 'POST') return;
+/**
+ * An onRequest check of the GraphQL route (hook-steps.ts): a POST of another content type is
+ * refused (415).
+ */
+export function refuseUnsupportedContentType(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply | undefined {
+  if (request.method !== 'POST') return undefined;
   const type = mediaTypeOf(request.headers['content-type']);
-  if (type !== undefined && ACCEPTED_POST_MEDIA_TYPES.includes(type)) return;
+  if (type !== undefined && ACCEPTED_POST_MEDIA_TYPES.includes(type)) return undefined;
   return replyWithGraphQLError(
     request,
     reply,

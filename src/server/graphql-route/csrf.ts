@@ -47,10 +47,13 @@ export const CSRF_REFUSAL_MESSAGE =
  * The onRequest check of the GraphQL route, the same rule as Apollo's `csrfPrevention` (which stays
  * on behind it) but answered here, where the refusal carries the request id like every other one.
  */
-export async function refuseCrossSiteRequest(request: FastifyRequest, reply: FastifyReply) {
+export function refuseCrossSiteRequest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply | undefined {
   const type = mediaTypeOf(request.headers['content-type']);
-  if (type !== undefined && !SIMPLE_CONTENT_TYPES.includes(type)) return;
-  if (hasCsrfProof(request)) return;
+  if (type !== undefined && !SIMPLE_CONTENT_TYPES.includes(type)) return undefined;
+  if (hasCsrfProof(request)) return undefined;
   return replyWithGraphQLError(
     request,
     reply,

@@ -1,7 +1,8 @@
 /**
  * The GraphQL route as one encapsulated Fastify plugin: every hook below belongs to this route
- * alone (Fastify encapsulation), so none filters on the URL, and they run in the order written
- * here — steps 1–3 of the operation pipeline (operation-pipeline.ts), then Apollo Server:
+ * alone (Fastify encapsulation), so none filters on the URL, and the checks of a phase run as the
+ * steps of one callback hook (hook-steps.ts) in the order written here — steps 1–3 of the operation
+ * pipeline (operation-pipeline.ts), then Apollo Server:
  *
  *   onRequest      a client throttled for refused documents gets 429 (limits/refusal-throttle.ts);
  *                  a GET that prefers HTML gets the explorer page; a POST of another content type
@@ -21,13 +22,7 @@
  */
 import type { ApolloServer } from '@apollo/server';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import type {
-  FastifyError,
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  preHandlerAsyncHookHandler,
-} from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, RequestErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
@@ -47,6 +42,7 @@ import { acceptGraphQLMultipart } from '../uploads/graphql-multipart.plugin.ts';
 import { refuseUnsupportedContentType } from './content-type.policy.ts';
 import { refuseCrossSiteRequest } from './csrf.ts';
 import { replyWithGraphQLError, stampErrorAnswer } from './graphql-error-reply.ts';
+import { hookSteps, type HookStep } from './hook-steps.ts';
 import {
   acceptsJson,
   asksForEventStream,
@@ -72,7 +68,7 @@ export interface GraphqlRouteOptions {
   /** With the whole-response cache on. */
   readonly replay?: ResponseReplayOptions | undefined;
   /** Who may register an APQ document (absent in trusted-documents mode). */
-  readonly apqRegistration?: preHandlerAsyncHookHandler | undefined;
+  readonly apqRegistration?: HookStep | undefined;
 }
 
 export async function graphqlRoute(
@@ -88,9 +84,9 @@ export async function graphqlRoute(
   };
 
   // First of all: a client that keeps sending refused documents waits, at no cost to anyone else.
-  scope.addHook('onRequest', async (request, reply) => {
+  const refuseThrottled = (request: FastifyRequest, reply: FastifyReply) => {
     const retryAfterSec = throttle.retryAfterSec(clientOf(request));
-    if (retryAfterSec === undefined) return;
+    if (retryAfterSec === undefined) return undefined;
     reply.header('retry-after', String(retryAfterSec));
     return replyWithGraphQLError(
       request,
@@ -102,16 +98,15 @@ export async function graphqlRoute(
         { retryAfterSec, limiter: 'REFUSALS' },
       ),
     );
-  });
-
-  if (explorer) {
-    scope.addHook('onRequest', async (request, reply) => {
-      if (request.method !== 'GET' || !prefersHtml(request.headers)) return;
-      return reply.status(200).headers(explorer.headers).send(explorer.html);
-    });
-  }
-  scope.addHook('onRequest', refuseUnsupportedContentType);
-  scope.addHook('onRequest', refuseCrossSiteRequest);
+  };
+  const serveExplorer = (request: FastifyRequest, reply: FastifyReply) => {
+    if (!explorer || request.method !== 'GET' || !prefersHtml(request.headers)) return undefined;
+    return reply.status(200).headers(explorer.headers).send(explorer.html);
+  };
+  scope.addHook(
+    'onRequest',
+    hookSteps(refuseThrottled, serveExplorer, refuseUnsupportedContentType, refuseCrossSiteRequest),
+  );
   // Every error answer of the route is GraphQL-shaped and carries the request id: Fastify's own
   // refusals (a body that is not JSON, or past REQUEST_BODY_LIMIT_BYTES) and a hook that failed…
   scope.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -137,7 +132,7 @@ export async function graphqlRoute(
 
   acceptGraphQLMultipart(scope, { maxFileSize: options.maxUploadBytes });
 
-  scope.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  const checkOperation = (request: FastifyRequest, reply: FastifyReply) => {
     const streams = request.method === 'POST' && asksForEventStream(request.headers);
     const document = requestedDocument(request);
     const refusal = document && pipeline.refuseDocument(document);
@@ -162,14 +157,14 @@ export async function graphqlRoute(
     // Anything else is answered as JSON (a query with `@defer`, as JSON parts): a client that
     // accepts neither JSON type nor parts is told so before the operation runs (Apollo would run
     // it, spend upstream calls, then answer 406).
-    if (request.method === 'OPTIONS') return;
+    if (request.method === 'OPTIONS') return undefined;
     // A client that reads parts gets them in the one format Weft writes (incremental/), and JSON
     // when the answer is one piece (a client that reads JSON parts reads JSON).
     if (readsParts(request.headers)) {
       request.headers.accept = partsAccept(request.headers);
-      return;
+      return undefined;
     }
-    if (acceptsJson(request.headers)) return;
+    if (acceptsJson(request.headers)) return undefined;
     return replyWithGraphQLError(
       request,
       reply,
@@ -180,11 +175,18 @@ export async function graphqlRoute(
         { header: 'accept' },
       ),
     );
-  });
+  };
 
-  if (options.apqRegistration) scope.addHook('preHandler', options.apqRegistration);
+  // Document checks, then APQ registration rights, then the replay: one hook (hook-steps.ts).
   scope.decorateRequest('replayKey', undefined);
-  if (options.replay) scope.addHook('preHandler', createReplayHook(options.replay));
+  scope.addHook(
+    'preHandler',
+    hookSteps(
+      checkOperation,
+      ...(options.apqRegistration ? [options.apqRegistration] : []),
+      ...(options.replay ? [createReplayHook(options.replay)] : []),
+    ),
+  );
 
   const execute = fastifyApolloHandler(options.apollo, { context: options.contextOf });
   // The answer is Apollo's serialized response (the integration's route type says so).

@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isRecord } from '../../kit/is-record.ts';
 import type { CredentialQuota } from '../credential-quota.ts';
-import { forgetGraphqlParams, graphqlParamsOf } from '../graphql-params.ts';
+import { forgetGraphqlParams, graphqlParamsOf, type GraphqlParams } from '../graphql-params.ts';
 import type { RequestCredential } from '../request-credential.ts';
 
 /** Removes the hash: the document runs without being stored. */
@@ -30,10 +30,8 @@ export function createApqRegistrationHook(options: {
   readonly quota: CredentialQuota;
   readonly credentialOf: RequestCredential;
 }) {
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const params = graphqlParamsOf(request);
-    // A registration carries both the document and its hash.
-    if (params?.query === undefined || params.extensions?.persistedQuery === undefined) return;
+  /** The request registers a document: within the credential's quota, or without its hash. */
+  const register = async (request: FastifyRequest, params: GraphqlParams): Promise<void> => {
     const credential = options.credentialOf(request);
     if (credential && (await options.quota.take(credential.id))) return;
     request.log.info(
@@ -42,5 +40,13 @@ export function createApqRegistrationHook(options: {
     );
     withoutHash(params.source);
     forgetGraphqlParams(request);
+  };
+  // A step of the route's preHandler (graphql-route/hook-steps.ts): a request that registers
+  // nothing — nearly all — passes without a promise.
+  return (request: FastifyRequest, _reply: FastifyReply): Promise<void> | undefined => {
+    const params = graphqlParamsOf(request);
+    // A registration carries both the document and its hash.
+    if (params?.query === undefined || params.extensions?.persistedQuery === undefined) return;
+    return register(request, params);
   };
 }

@@ -41,6 +41,12 @@ export interface GraphqlResponseCache {
   keyOf(parts: ReplayKeyParts): string;
   lookup(key: string): Promise<Replay | undefined>;
   /**
+   * The replay kept in this process under `key` when it is fresh and nothing needs reading to know
+   * it is still valid (no write in this process since its tags were last found current); otherwise
+   * undefined, and {@link lookup} decides. Synchronous: a replay answered from here costs no promise.
+   */
+  known(key: string): Replay | undefined;
+  /**
    * Stores a successful query response when the upstream layer says it may be replayed; returns
    * what was stored (its validator and freshness), or undefined.
    */
@@ -127,8 +133,11 @@ export function createGraphqlResponseCache(
     if (valid) replay.checkedAt = generation;
     return valid;
   };
+  // No TTL of the LRU's own: each lookup compares `freshUntil` with `now` already (the LRU's TTL
+  // read the clock again and set a timer per get), and a stale entry is dropped when it is asked
+  // for, or pushed out by the byte bound.
   const keepHot = (key: string, replay: HotReplay): HotReplay => {
-    hot.set(key, replay, { ttl: Math.max(1, replay.freshUntil - now()) });
+    hot.set(key, replay);
     return replay;
   };
 
@@ -148,6 +157,13 @@ export function createGraphqlResponseCache(
         'base64url',
       ),
 
+    known(key) {
+      const known = hot.get(key);
+      if (!known || now() >= known.freshUntil) return undefined;
+      const generation = cache.generation?.();
+      return generation !== undefined && known.checkedAt === generation ? known : undefined;
+    },
+
     async lookup(key) {
       // The entry names its tags; then their current versions say whether a write invalidated it.
       const known = hot.get(key);
@@ -156,6 +172,7 @@ export function createGraphqlResponseCache(
         hot.delete(key);
         return undefined;
       }
+      if (known) hot.delete(key);
       const { entry } = await cache.lookup(key, []);
       if (!entry || now() >= entry.freshUntil) return undefined;
       const stored = entry.data as StoredReplay;

@@ -75,39 +75,31 @@ export function setReplayHeaders(
 }
 
 /** Whether the client already holds this body (`If-None-Match`, weak comparison). */
-const clientHolds = (request: FastifyRequest, etag: string): boolean =>
-  (request.headers['if-none-match'] ?? '')
+function clientHolds(request: FastifyRequest, etag: string): boolean {
+  const tags = request.headers['if-none-match'];
+  if (tags === undefined) return false;
+  return tags
     .split(',')
     .some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*');
+}
 
 /**
  * The replay step: sets `request.replayKey` on a GET or POST query that may be replayed or stored,
  * and answers it from the cache when a valid response is stored (the route decorates `replayKey`)
  * — `304 Not Modified` when the client's `If-None-Match` already names it.
+ *
+ * A step of the route's preHandler (graphql-route/hook-steps.ts): a replay this process holds and
+ * knows to be valid is answered synchronously, without a promise; anything else waits for the
+ * lookup.
  */
 export function createReplayHook(options: ResponseReplayOptions) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== 'POST' && request.method !== 'GET') return;
-    const params = graphqlParamsOf(request);
-    const credential = options.credentialOf(request);
-    if (!credential || !params) return;
-    const { query, persistedHash } = params;
-    if (query === undefined && persistedHash === undefined) return;
-    // `Weft-Estimate: 1` asks for the bound, not the data: it is never answered from, nor kept as,
-    // a replay.
-    if (request.headers[ESTIMATE_HEADER] === '1') return;
-    const storeHeader = request.headers['x-store-id'];
-    request.replayKey = options.cache.keyOf({
-      credentialId: credential.id,
-      storeIdHeader: typeof storeHeader === 'string' ? storeHeader : undefined,
-      query,
-      persistedHash,
-      operationName: params.operationName,
-      variables: params.variables,
-    });
-    const started = performance.now();
-    const replay = await options.cache.lookup(request.replayKey).catch(() => undefined);
-    if (!replay) return;
+  /** Answers with the replay; a promise only when the answer needs the budget (`Weft-Trace: 1`). */
+  const answer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    replay: Replay,
+    started: number,
+  ): FastifyReply | Promise<FastifyReply> => {
     const durationMs = performance.now() - started;
     options.metrics?.operation(replay.operationName, 'success', durationMs / 1000);
     request.operationLog = {
@@ -119,15 +111,52 @@ export function createReplayHook(options: ResponseReplayOptions) {
     reply.header(REPLAY_HEADER, 'hit');
     setReplayHeaders(reply, replay);
     if (clientHolds(request, replay.etag)) return reply.status(304).send();
-    const body =
-      request.headers['weft-trace'] === '1'
-        ? await withReplayLedger(
-            replay.body,
-            await options.budget.snapshot(credential).catch(() => undefined),
-          )
-        : replay.body;
-    return reply.type(jsonResponseType(request.headers)).send(body);
+    const type = jsonResponseType(request.headers);
+    if (request.headers['weft-trace'] !== '1') return reply.type(type).send(replay.body);
+    const credential = options.credentialOf(request);
+    return (credential ? options.budget.snapshot(credential) : Promise.resolve(undefined))
+      .catch(() => undefined)
+      .then((budget) => withReplayLedger(replay.body, budget))
+      .then((body) => reply.type(type).send(body));
   };
+
+  return (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): FastifyReply | Promise<FastifyReply | undefined> | undefined => {
+    const key = replayKeyOf(request, options);
+    if (key === undefined) return undefined;
+    request.replayKey = key;
+    const started = performance.now();
+    const known = options.cache.known(key);
+    if (known) return answer(request, reply, known, started);
+    return options.cache
+      .lookup(key)
+      .catch(() => undefined)
+      .then((replay) => replay && answer(request, reply, replay, started));
+  };
+}
+
+/** The response-cache key of a GET or POST query that may be replayed or stored, else undefined. */
+function replayKeyOf(request: FastifyRequest, options: ResponseReplayOptions): string | undefined {
+  if (request.method !== 'POST' && request.method !== 'GET') return undefined;
+  const params = graphqlParamsOf(request);
+  const credential = options.credentialOf(request);
+  if (!credential || !params) return undefined;
+  const { query, persistedHash } = params;
+  if (query === undefined && persistedHash === undefined) return undefined;
+  // `Weft-Estimate: 1` asks for the bound, not the data: it is never answered from, nor kept as,
+  // a replay.
+  if (request.headers[ESTIMATE_HEADER] === '1') return undefined;
+  const storeHeader = request.headers['x-store-id'];
+  return options.cache.keyOf({
+    credentialId: credential.id,
+    storeIdHeader: typeof storeHeader === 'string' ? storeHeader : undefined,
+    query,
+    persistedHash,
+    operationName: params.operationName,
+    variables: params.variables,
+  });
 }
 
 /**

@@ -17,6 +17,7 @@
  * (docs/operations.md "Start-up"): the first upload waits for that import, a few milliseconds.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hookSteps } from '../graphql-route/hook-steps.ts';
 import type processRequestType from 'graphql-upload/processRequest.mjs';
 import { ErrorCode, RequestErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
@@ -71,9 +72,7 @@ export function acceptGraphQLMultipart(
     done(null, undefined);
   });
 
-  scope.addHook('preValidation', async (request, reply) => {
-    if (!isMultipart(request)) return;
-    if (!hasCsrfProof(request)) return; // refused on request already (graphql-route/csrf.ts)
+  const readUpload = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!bearerToken(request.headers.authorization)) {
       // The unread body must not be taken for the next request on this connection.
       reply.header('connection', 'close');
@@ -98,5 +97,14 @@ export function acceptGraphQLMultipart(
       request.log.info({ err: error }, 'multipart request refused');
       return sendMultipartError(request, reply, error);
     }
-  });
+  };
+  // A request that is not an upload (nearly all) passes without a promise (hook-steps.ts).
+  scope.addHook(
+    'preValidation',
+    hookSteps((request, reply) => {
+      if (!isMultipart(request)) return undefined;
+      if (!hasCsrfProof(request)) return undefined; // refused on request already (graphql-route/csrf.ts)
+      return readUpload(request, reply);
+    }),
+  );
 }

@@ -52,6 +52,31 @@ describe('whole-response cache', () => {
     expect(otherId.body.data.certificateCustomer.certificate.certificateId).toBe('cert-0009');
   });
 
+  it('never answers another credential from a replay held in this process and known valid', async () => {
+    // The first replay reads the stored answer and keeps it in this process; the next ones are
+    // answered from there without a lookup (graphql-response-cache.ts `known`).
+    await stack.gql(DETAIL, { id: 'cert-0014' });
+    const held = await stack.gql(DETAIL, { id: 'cert-0014' });
+    expect(held.headers[REPLAY_HEADER]).toBe('hit');
+    expect((await stack.gql(DETAIL, { id: 'cert-0014' })).headers[REPLAY_HEADER]).toBe('hit');
+    const other = await stack.gql(DETAIL, { id: 'cert-0014' }, { token: 'demo-other' });
+    expect(other.headers[REPLAY_HEADER]).toBeUndefined();
+    expect(other.body.data.certificateCustomer.certificate).toBeNull();
+    // Nor across variables or another store, and the owner still gets its replay.
+    const otherId = await stack.gql(DETAIL, { id: 'cert-0015' });
+    expect(otherId.headers[REPLAY_HEADER]).toBeUndefined();
+    expect(otherId.body.data.certificateCustomer.certificate.certificateId).toBe('cert-0015');
+    const otherStore = await stack.gql(
+      DETAIL,
+      { id: 'cert-0014' },
+      { headers: { 'x-store-id': '22222222-2222-4222-8222-222222222222' } },
+    );
+    expect(otherStore.headers[REPLAY_HEADER]).toBeUndefined();
+    const again = await stack.gql(DETAIL, { id: 'cert-0014' });
+    expect(again.headers[REPLAY_HEADER]).toBe('hit');
+    expect(again.body).toEqual(held.body);
+  });
+
   it('answers Weft-Estimate with the bound, never with a replay, and names the header in Vary', async () => {
     await stack.gql(DETAIL, { id: 'cert-0012' });
     const replayed = await stack.gql(DETAIL, { id: 'cert-0012' });

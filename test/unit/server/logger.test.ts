@@ -1,4 +1,5 @@
 /** The log's last lines before an exit: written, in order, before the process ends. */
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +61,29 @@ describe("production's stdout (batchedStdout)", () => {
     }
     expect(linesIn(file)).toHaveLength(1);
     destination.destroy();
+  });
+});
+
+describe('lines gathered when the process exits', () => {
+  it('writes every line of an unfinished batch before an exit that does not wait', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'weft-log-')), 'out.log');
+    const logger = new URL('../../../src/server/logger.ts', import.meta.url).href;
+    // A child process: pino's exit handler writes what is left synchronously, as production exits.
+    const script = `
+      const { batchedStdout, createLogger } = await import(${JSON.stringify(logger)});
+      const destination = batchedStdout(${JSON.stringify(file)}, 60_000);
+      await new Promise((resolve) => destination.once('ready', resolve));
+      const log = createLogger({ LOG_LEVEL: 'info' }, destination);
+      for (let i = 0; i < 20; i += 1) log.info({ i }, 'line');
+      process.exit(0);
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: 'inherit',
+    });
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(0);
+    const lines = linesIn(file).map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(lines).toEqual([...Array(20).keys()]);
   });
 });
 
