@@ -69,17 +69,17 @@ function hmacSha256Hex(secret: string): (token: string) => string {
   const innerPad = inner.subarray(0, BLOCK);
   return (token) => {
     const length = Buffer.byteLength(token);
-    // Digests as hex text, decoded into the outer buffer: a digest as a Buffer is a new native
-    // allocation per hash, the costliest part of it.
+    let innerDigest: Buffer;
     if (length <= INNER_ROOM) {
       inner.write(token, BLOCK, 'utf8');
-      outer.write(hash('sha256', inner.subarray(0, BLOCK + length), 'hex'), BLOCK, 'hex');
-      for (let i = BLOCK; i < BLOCK + length; i += 1) inner[i] = 0;
+      innerDigest = hash('sha256', inner.subarray(0, BLOCK + length), 'buffer');
+      inner.fill(0, BLOCK, BLOCK + length);
     } else {
       const message = Buffer.concat([innerPad, Buffer.from(token)]);
-      outer.write(hash('sha256', message, 'hex'), BLOCK, 'hex');
+      innerDigest = hash('sha256', message, 'buffer');
       message.fill(0);
     }
+    innerDigest.copy(outer, BLOCK);
     return hash('sha256', outer, 'hex');
   };
 }
