@@ -414,7 +414,10 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     it("ends each unanswered call's lease CALL_LEASE_MS after its own take, earliest first", async () => {
       const store = make({ capacity: 100, windowMs: 600_000 });
       const id = await known(store);
-      const first = [(await store.take(id, undefined)).ticket, (await store.take(id, undefined)).ticket];
+      const first = [
+        (await store.take(id, undefined)).ticket,
+        (await store.take(id, undefined)).ticket,
+      ];
       await clock.advance(2_000);
       const later = (await takeUntilDenied(store, id)).tickets;
       expect(later).toHaveLength(INITIAL_SEND_WINDOW - 2);
