@@ -411,6 +411,31 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect((await takeUntilDenied(store, id)).tickets).toHaveLength(INITIAL_SEND_WINDOW);
     });
 
+    it("ends each unanswered call's lease CALL_LEASE_MS after its own take, earliest first", async () => {
+      const store = make({ capacity: 100, windowMs: 600_000 });
+      const id = await known(store);
+      const first = [
+        (await store.take(id, undefined)).ticket,
+        (await store.take(id, undefined)).ticket,
+      ];
+      await clock.advance(2_000);
+      const later = (await takeUntilDenied(store, id)).tickets;
+      expect(later).toHaveLength(INITIAL_SEND_WINDOW - 2);
+      // The first call is answered: the second one's lease is now the earliest. Its place is taken
+      // again at once (a lease from +2 s).
+      await store.release(id, undefined, first[0]!);
+      expect((await store.take(id, undefined)).allowed).toBe(true);
+      await clock.advance(CALL_LEASE_MS - 2_000 - 3);
+      // The refusal names the end of the earliest lease left (3 ms away), not the poll interval.
+      expect(await store.take(id, undefined)).toMatchObject({ deniedBy: 'window', waitMs: 3 });
+      await clock.advance(3);
+      // Only the second call's lease ended: one place.
+      expect((await takeUntilDenied(store, id)).tickets).toHaveLength(1);
+      await clock.advance(2_000);
+      // Then the three taken at +2 s.
+      expect((await takeUntilDenied(store, id)).tickets).toHaveLength(INITIAL_SEND_WINDOW - 1);
+    });
+
     it('keeps a token the upstream refused (401) unproven: one call at a time', async () => {
       const store = make({ capacity: 100, windowMs: 60_000 });
       const id = fresh();
