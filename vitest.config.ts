@@ -70,8 +70,12 @@ export default defineConfig({
     hookTimeout: 30_000,
     // WEFT_TEST_CPU_LOG=<file>: one line per test file with the CPU its worker spent on it.
     setupFiles: process.env.WEFT_TEST_CPU_LOG ? ['./test/support/file-cpu-log.ts'] : [],
-    // Two cores: integration files each start a simulator and a gateway; keep the pool small.
-    maxWorkers: 2,
+    // Three files at a time on two cores: most of a file's time is spent waiting (for child
+    // processes, Chromium, Redis, the upstream's simulated latencies; on a quiet machine the e2e
+    // files' workers were busy 25 s of their 80 s, the integration files' tests 40 s of 155 s once
+    // the modules are shared), so a third file uses the cores while the others wait. More would
+    // crowd the CPU-bound files (the junk-token floods, the soundness corpora).
+    maxWorkers: 3,
     // One kind at a time: `npm run test:unit`, `test:integration`, `test:e2e` (`--project <name>`).
     projects: [
       // Functions and modules in one process: no sockets. The files share each worker's modules
