@@ -109,7 +109,9 @@ describe('shared per-IP limits', () => {
     const tookMs = Date.now() - started;
     expect(other.body.errors, JSON.stringify(other.body.errors)).toBeUndefined();
     expect(other.body.data.app).not.toBeUndefined();
-    expect(tookMs).toBeLessThan(1_000); // not the window: before, up to a minute
+    // Not answered after a held call's place ran out: a call holds it at most 5 s (docs/efficiency.md "Send
+    // window"), so a read that waited for one takes at least that; a busy machine takes 1–2 s.
+    expect(tookMs).toBeLessThan(5_000);
     // Asked while both were in flight: nothing of them answered yet.
     expect(answered).toBe(0);
 
