@@ -15,7 +15,7 @@
  * second request, and the fields of a subgraph's result are read from that result. Hence:
  *
  * - one call per field per parent is an upper bound. Execution often makes fewer: siblings of one
- *   subgraph and one store share a request (the issue's "one per subgraph per store per request"),
+ *   subgraph and one store share a request ("one per subgraph per store per request"),
  *   but not always (delegations of different ticks, e.g. below a field that awaited a call, leave
  *   separately; mutation root fields run one after another, one request each), so the declaration
  *   does not claim the sharing;

@@ -1,5 +1,5 @@
 /**
- * A seeded, reproducible generator of operations against the gateway's schema (issue 35 § Accuracy):
+ * A seeded, reproducible generator of operations against the gateway's schema (the soundness corpus):
  * random selections of fields and arguments on `Query`, depth ≤ 5, valid against the schema, with
  * argument values the simulator can answer — the ids of its seed data (`sim-context.ts`), paging
  * arguments drawn from small and large values or left out, now and then an id that names nothing.

@@ -1,5 +1,5 @@
 /**
- * The GraphQL operations written in the project's own tests (issue 35 part 5, "the tests' queries"):
+ * The GraphQL operations written in the project's own tests:
  * every string or template literal of `test/**\/*.ts` (outside the folders `skip` names) that parses
  * as GraphQL and holds a query or mutation, one entry per operation — a document with several
  * operations gives one standalone document per operation, with the fragments it spreads. Literals

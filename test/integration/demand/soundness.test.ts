@@ -1,5 +1,5 @@
 /**
- * Issue 35 § Accuracy: the upstream-call bound (docs/demand.md) is never below the calls execution
+ * The bound is sound: the upstream-call bound (docs/demand.md) is never below the calls execution
  * makes with an empty cache, counted at the simulator. Over two corpora:
  *
  * - operations generated from the gateway's schema (test/support/operation-generator.ts): a fixed

@@ -1,5 +1,5 @@
 /**
- * One upstream fetch across replicas (issue 36), counted at the simulator: three replicas sharing
+ * One upstream fetch across replicas, counted at the simulator: three replicas sharing
  * one Redis and one upstream each receive 25 identical cold dashboards at once. With the feature,
  * the upstream sees the calls of one replica's cold dashboard; without it (the "without" figure),
  * each replica fetches for itself. The simulator answers after 100 ms, so the replicas' misses

@@ -1,5 +1,5 @@
 /**
- * Priorities in front of the upstream budget (issue 33, targets 1 and 5), through the real gateway on
+ * Priorities in front of the upstream budget, through the real gateway on
  * a simulator with a small window, on the memory store and on Redis shared by two replicas:
  * - the write reserve: late in a window the explorer stops first, then subscription polling, then
  *   queries (RATE_LIMITED, `limiter: RESERVE`, `retryAfterSec`), while mutations still get the last

@@ -1,5 +1,5 @@
 /**
- * The upstream dies mid-request and comes back (issue 33): what fails is named for what it is and
+ * The upstream dies mid-request and comes back: what fails is named for what it is and
  * answered within the deadline. A TCP front (`killable-upstream.ts`) holds requests so that they
  * are in flight, then cuts every connection and refuses new ones, as a killed process does.
  *
