@@ -67,11 +67,11 @@ async function runFixture(
     vitest.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
-  // A gateway's start on a loaded two-core machine: tens of seconds.
+  // vitest's and a gateway's start on a loaded two-core machine: tens of seconds.
   await until(
     () => existsSync(pidsFile) || vitest.exitCode !== null,
     'the fixture set-up',
-    120_000,
+    180_000,
   );
   if (!existsSync(pidsFile)) throw new Error(`the fixture run ended early:\n${output.join('')}`);
   return { vitest, output, pids: JSON.parse(readFileSync(pidsFile, 'utf8')) as FixturePids };
@@ -85,10 +85,10 @@ const ENDINGS = [
 ] as const;
 
 describe('no process outlives a vitest run', () => {
-  it.concurrent.for(ENDINGS)(
+  it.for(ENDINGS)(
     'leaves neither the gateway nor the Redis a set-up started when $ending',
-    // Four vitest runs at once, each starting a gateway, on a loaded two-core machine.
-    { timeout: 180_000 },
+    // A vitest run of its own that starts a gateway, on a loaded two-core machine.
+    { timeout: 240_000 },
     async ({ mode, interrupt }) => {
       const { vitest, output, pids } = await runFixture(mode);
       const exited = once(vitest, 'exit');
