@@ -68,6 +68,9 @@ export default defineConfig({
     ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for a condition (never a pass by the clock): 1 s by default, which a loaded
+    // two-core machine misses while a gateway is still answering.
+    expect: { poll: { timeout: 10_000 } },
     // WEFT_TEST_CPU_LOG=<file>: one line per test file with the CPU its worker spent on it.
     setupFiles: process.env.WEFT_TEST_CPU_LOG ? ['./test/support/file-cpu-log.ts'] : [],
     // Three files at a time on two cores: most of a file's time is spent waiting (for child

@@ -93,6 +93,8 @@ export async function createGateway(
   config: Config,
   logger: Logger,
   upstreamUrl: string,
+  /** The budgets' clock (`UpstreamObservers.now`): tests only; production leaves it to Redis. */
+  clock: { readonly now?: () => number } = {},
 ): Promise<Gateway> {
   const credentialFor = createCredentialFactory(config.CREDENTIAL_HMAC_SECRET);
   const credentialOf = createRequestCredential(credentialFor);
@@ -112,7 +114,7 @@ export async function createGateway(
     logger as FastifyBaseLogger,
     upstreamUrl,
     upstreamRoutes(),
-    { metrics, tracing },
+    { metrics, tracing, now: clock.now },
   );
   const { client: upstream, budget } = upstreamStack;
   const pollers = createPollerRegistry({

@@ -65,7 +65,11 @@ export interface SimulatorOptions {
    * Told of each API request as it arrives, before anything else; the request waits for the promise
    * it returns (a test holds a request this way to decide what happens while it is in flight).
    */
-  onArrival?: (request: { readonly method: string; readonly url: string }) => unknown;
+  onArrival?: (request: {
+    readonly method: string;
+    readonly url: string;
+    readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  }) => unknown;
   /** Told of each API request once its answer is sent (a test times what followed an answer). */
   onAnswered?: (request: { readonly method: string; readonly url: string }) => void;
   /**
@@ -249,7 +253,11 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.url.startsWith('/__sim/')) return;
-    await options.onArrival?.({ method: request.method, url: request.url });
+    await options.onArrival?.({
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+    });
     if (knobs.latencyMs > 0) await sleep(knobs.latencyMs);
     admit(request, reply, request.routeOptions.config);
   });

@@ -50,6 +50,11 @@ import type { Tracing } from '../observability/tracing.ts';
 export interface UpstreamObservers {
   readonly metrics?: GatewayMetrics | undefined;
   readonly tracing?: Tracing | undefined;
+  /**
+   * The budgets' clock; by default the memory store's `Date.now` and the Redis store's `TIME`
+   * (one clock for every replica). A test passes the clock it moves (test/support/clock.ts).
+   */
+  readonly now?: (() => number) | undefined;
 }
 
 export interface UpstreamStack {
@@ -105,12 +110,17 @@ export async function createUpstreamStack(
           cluster: config.REDIS_CLUSTER_NODES !== undefined,
           budget,
           prefix: config.REDIS_KEY_PREFIX,
+          ...(observers.now ? { now: observers.now } : {}),
         }),
-        fallback: createMemoryBucketStore({ budget, share: config.REDIS_DOWN_BUDGET_SHARE }),
+        fallback: createMemoryBucketStore({
+          budget,
+          share: config.REDIS_DOWN_BUDGET_SHARE,
+          ...(observers.now ? { now: observers.now } : {}),
+        }),
         usable: () => redis.usable(),
         logger: log,
       })
-    : createMemoryBucketStore({ budget });
+    : createMemoryBucketStore({ budget, ...(observers.now ? { now: observers.now } : {}) });
   const limiter = createTokenBucketLimiter({
     store: bucketStore,
     maxWaitMs: config.UPSTREAM_BUCKET_WAIT_MS,

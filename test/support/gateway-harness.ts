@@ -44,6 +44,11 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Where the gateway finds its upstream, given the simulator's URL (e.g. a proxy in front of it). */
   upstream?: (simulatorUrl: string) => Promise<string>;
+  /**
+   * The budgets' clock on Redis too (the Redis store reads Redis's `TIME` by default): with
+   * `fakeProcessDate()` installed, `() => Date.now()` makes the fake date the whole stack's clock.
+   */
+  budgetClock?: () => number;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -68,7 +73,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     PORT: '0',
     HOST: '127.0.0.1',
   });
-  const gateway = await createGateway(config, createLogger(config, sink), upstreamUrl);
+  const gateway = await createGateway(config, createLogger(config, sink), upstreamUrl, {
+    now: options.budgetClock,
+  });
   const url = await gateway.listen();
 
   const http: Stack['http'] = async (method, path, init = {}) => {

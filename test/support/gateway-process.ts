@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { ownChild } from './owned-processes.ts';
 import { PROJECT_ROOT, productionCommand } from './production-command.ts';
 
 export interface GatewayProcess {
@@ -45,26 +46,29 @@ export async function startGatewayProcess(
 ): Promise<GatewayProcess> {
   const fixedPort = env.PORT && env.PORT !== '0' ? Number(env.PORT) : undefined;
   const production = productionCommand();
-  const child = spawn(process.execPath, production.args, {
-    cwd: PROJECT_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      ...production.env,
-      LOG_LEVEL: 'info',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = ownChild(
+    spawn(process.execPath, production.args, {
+      cwd: PROJECT_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        ...production.env,
+        LOG_LEVEL: 'info',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const logs: string[] = [];
   let buffered = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`gateway did not start in ${timeoutMs} ms:\n${logs.join('\n')}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // A set-up that gives up on the gateway does not leave it running.
+      child.kill('SIGKILL');
+      reject(new Error(`gateway did not start in ${timeoutMs} ms:\n${logs.join('\n')}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
       const lines = buffered.split('\n');

@@ -8,12 +8,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createClient } from 'redis';
 import { until } from './clock.ts';
+import { ownChild } from './owned-processes.ts';
 
 /** The ports kept for throwaway Redis servers (the shared one is 6379, the clusters 7000–7029). */
 const PORTS = Array.from({ length: 10 }, (_, i) => 7030 + i);
 
 export interface KillableRedis {
   readonly url: string;
+  /** The server process's pid (the current one after a restart). */
+  readonly pid: number | undefined;
   /** A client of this server (for reading what the gateways stored); reconnects after a restart. */
   readonly admin: ReturnType<typeof createClient>;
   /** SIGKILL: every connection drops at once, nothing is saved. */
@@ -26,10 +29,12 @@ export interface KillableRedis {
 
 /** Starts `redis-server` on `port`; undefined when it exits first (the port is taken). */
 async function serveOn(port: number): Promise<ChildProcess | undefined> {
-  const server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
+  const server = ownChild(
+    spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    ),
   );
   const ready = await new Promise<boolean>((resolve) => {
     server.once('exit', () => resolve(false));
@@ -67,6 +72,9 @@ export async function startKillableRedis(): Promise<KillableRedis> {
   };
   return {
     url,
+    get pid() {
+      return server?.pid;
+    },
     admin,
     kill,
     async restart() {

@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { ownPid } from './owned-processes.ts';
 
 const run = promisify(execFile);
 
@@ -70,6 +71,12 @@ async function settled(ports: readonly number[]): Promise<boolean> {
   return true;
 }
 
+/**
+ * The nodes this process started, by port: a daemonized node is nobody's child, so it is handed to
+ * the reaper by its pid file (killed with this process unless stopped first).
+ */
+const startedNodes = new Map<number, () => void>();
+
 /** Starts one node (daemonized, no persistence) with its cluster state file under `dir`. */
 export async function startNode(port: number, dir: string): Promise<void> {
   await run('redis-server', [
@@ -104,6 +111,15 @@ export async function startNode(port: number, dir: string): Promise<void> {
   await waitFor(`node ${port} does not answer`, async () =>
     /PONG/.test(await nodeSays(port, 'PING')),
   );
+  // Written before the node listens.
+  startedNodes.get(port)?.();
+  startedNodes.set(port, ownPid(Number(readFileSync(join(dir, `redis-${port}.pid`), 'utf8'))));
+}
+
+/** The node on `port` was stopped: the reaper forgets its pid. */
+function forgetNode(port: number): void {
+  startedNodes.get(port)?.();
+  startedNodes.delete(port);
 }
 
 /**
@@ -119,6 +135,7 @@ export async function startTestCluster(firstPort: number): Promise<TestCluster> 
   const dir = mkdtempSync(join(tmpdir(), `weft-cluster-${firstPort}-`));
   const stop = async () => {
     await Promise.all(ports.map((port) => nodeSays(port, 'SHUTDOWN', 'NOSAVE')));
+    for (const port of ports) forgetNode(port);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -175,4 +192,5 @@ export async function replicasOf(port: number): Promise<number[]> {
 export async function killNode(port: number, dir: string): Promise<void> {
   const pid = readFileSync(join(dir, `redis-${port}.pid`), 'utf8').trim();
   process.kill(Number(pid), 'SIGKILL');
+  forgetNode(port);
 }

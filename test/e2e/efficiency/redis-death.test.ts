@@ -26,6 +26,7 @@ import {
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 import { testRedisAvailable } from '../../support/redis.ts';
 import { deferred, until, type Deferred } from '../../support/clock.ts';
+import { ownChild } from '../../support/owned-processes.ts';
 
 /** The window: long (600 s), so that no token comes back by refill while a test waits. */
 const WINDOW = 80;
@@ -55,9 +56,11 @@ describe.skipIf(!testRedisAvailable)('Redis killed while two replicas have calls
 
   beforeAll(async () => {
     const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    redis = ownChild(
+      spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    );
     // Ready when it says so (redis-server logs it to stdout).
     await new Promise<void>((resolve, reject) => {
       redis.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));

@@ -117,7 +117,9 @@ async function answer(query: string, traced: boolean) {
 
 it(
   `answers ${REQUESTS} concurrent traced requests of long aliases within the heap limits`,
-  { timeout: 60_000 },
+  // 90 traced answers of long aliases took over 60 s beside two busy loops on two cores; what is
+  // asserted is memory, not time.
+  { timeout: 180_000 },
   async () => {
     const pid = gateway.child.pid!;
     // The certificates and their details in the upstream cache, as in the finding; the answer

@@ -28,6 +28,11 @@ const RESPONSE = 'response.json';
 const QUERY_EDITOR = '.graphiql-query-editor .monaco-editor';
 const HEADER_EDITOR = 'section.graphiql-editor-tool .graphiql-editor:not(.hidden) .monaco-editor';
 const TAB = '.graphiql-tab-button';
+/**
+ * The deadline of a condition the page shows (expect.poll's default of 1 s did not allow a loaded
+ * two-core machine), as `shows` allows an editor.
+ */
+const LOADED = { timeout: 10_000 };
 
 /** Replaces the text of the editor at `selector` the way a user does: select all, type. */
 async function typeInto(page: Page, selector: string, text: string): Promise<void> {
@@ -168,7 +173,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
     await page.goto(`${embedded.url}/graphql`);
     await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
     const hint = page.locator('.weft-explorer-hint');
-    await expect.poll(() => hint.isVisible()).toBe(true);
+    await expect.poll(() => hint.isVisible(), LOADED).toBe(true);
     expect(await hint.textContent()).toContain('{"Authorization": "Bearer demo-token"}');
     const window = page.viewportSize()!;
     const graphiql = (await page.locator('.graphiql-container').boundingBox())!;
@@ -203,8 +208,8 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
 
     // A new tab shows the token and sends it.
     await page.click('.graphiql-tab-add');
-    await expect.poll(() => page.locator(TAB).count()).toBe(6);
-    await expect.poll(() => shownAuthorization(page)).toBe('Bearer demo-token');
+    await expect.poll(() => page.locator(TAB).count(), LOADED).toBe(6);
+    await expect.poll(() => shownAuthorization(page), LOADED).toBe('Bearer demo-token');
     await typeInto(page, QUERY_EDITOR, '{ apps { appId name } }');
     const fresh = await run(page, '"appId"');
     expect(fresh.authorization).toBe('Bearer demo-token');
@@ -214,12 +219,12 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
     // The hosting example, never opened, and the commerce one, opened with the placeholder: both
     // show the token and send it.
     await page.locator(TAB).nth(1).click();
-    await expect.poll(() => shownAuthorization(page)).toBe('Bearer demo-token');
+    await expect.poll(() => shownAuthorization(page), LOADED).toBe('Bearer demo-token');
     const hosting = await run(page, '"appId"');
     expect(hosting.authorization).toBe('Bearer demo-token');
     expect(hosting.body.data.apps.length).toBeGreaterThan(0);
     await page.locator(TAB).nth(2).click();
-    await expect.poll(() => shownAuthorization(page)).toBe('Bearer demo-token');
+    await expect.poll(() => shownAuthorization(page), LOADED).toBe('Bearer demo-token');
     const commerce = await run(page, '"transactionId"');
     expect(commerce.authorization).toBe('Bearer demo-token');
     expect(commerce.body.errors).toBeUndefined();
@@ -228,7 +233,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
     // Another token, typed in the commerce tab, is the one the first tab shows and sends.
     await typeInto(page, HEADER_EDITOR, '{"Authorization": "Bearer demo-readonly"}');
     await page.locator(TAB).nth(0).click();
-    await expect.poll(() => shownAuthorization(page)).toBe('Bearer demo-readonly');
+    await expect.poll(() => shownAuthorization(page), LOADED).toBe('Bearer demo-readonly');
     const certificates = await run(page, '"certificateId"');
     expect(certificates.authorization).toBe('Bearer demo-readonly');
     expect(certificates.body.data.certificateCustomer.certificates.edges.length).toBeGreaterThan(0);
@@ -236,7 +241,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
     // Removed in one tab, it is gone from the others: the placeholder is back, and sent.
     await typeInto(page, HEADER_EDITOR, '{}');
     await page.locator(TAB).nth(1).click();
-    await expect.poll(() => shownAuthorization(page)).toBe(placeholder);
+    await expect.poll(() => shownAuthorization(page), LOADED).toBe(placeholder);
     await typeInto(page, QUERY_EDITOR, '{ apps { appId } }');
     const without = await run(page, '"errors"');
     expect(without.authorization).toBe(placeholder);
@@ -261,7 +266,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
       // The panel, opened from GraphiQL's sidebar, before any run.
       await page.click('button[aria-label="Show Upstream ledger"]');
       const panel = page.locator('.graphiql-plugin .weft-ledger');
-      await expect.poll(() => panel.locator('[data-name="no-run"]').count()).toBe(1);
+      await expect.poll(() => panel.locator('[data-name="no-run"]').count(), LOADED).toBe(1);
 
       /** What the panel shows: its rows (cell by cell), totals and budget. */
       const shown = () =>
@@ -335,7 +340,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
       for (const [index, example] of examples.entries()) {
         await page.locator(TAB).nth(example.tab).click();
         await shows(page, QUERY, example.marker);
-        await expect.poll(() => shownAuthorization(page)).toBe('Bearer demo-token');
+        await expect.poll(() => shownAuthorization(page), LOADED).toBe('Bearer demo-token');
         await cold.resetCounts();
         const { sent, body } = await run(page, example.data);
         expect(body.errors, example.operation).toBeUndefined();
@@ -344,7 +349,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
         if (index < 3) expect(ledger.calls.length, example.operation).toBeGreaterThan(0);
         for (const call of ledger.calls) sources.add(call.source);
 
-        await expect.poll(shown).toEqual(expected(example.operation, ledger));
+        await expect.poll(shown, LOADED).toEqual(expected(example.operation, ledger));
         // The calls that reached the upstream are the ones the upstream counted.
         expect(Number((await shown()).totals.upstream), example.operation).toBe(
           await cold.upstreamCalls(),

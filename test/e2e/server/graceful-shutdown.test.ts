@@ -26,6 +26,11 @@ const PAGE = `query($offset: Int) { certificateCustomer(customerId: "demo-custom
 const IN_FLIGHT = 49;
 /** The seeded customer's certificates. */
 const CERTIFICATES = 44;
+/**
+ * How the tests wait for a log line or an arrival: a condition, not a time. Its deadline allows a
+ * loaded two-core machine (expect.poll's default of 1 s did not).
+ */
+const POLL = { interval: 10, timeout: 30_000 };
 
 let sim: RunningSimulator;
 /** `METHOD /path` of each call the upstream received. */
@@ -52,7 +57,7 @@ async function slowQueryInFlight(gateway: GatewayProcess) {
   const received = () => gateway.logs.filter((line) => line.includes('"incoming request"')).length;
   const before = received();
   const answer = gateway.gql(SLOW_QUERY);
-  await expect.poll(received, { interval: 10 }).toBeGreaterThan(before);
+  await expect.poll(received, POLL).toBeGreaterThan(before);
   return { answer };
 }
 
@@ -137,7 +142,7 @@ describe('graceful shutdown in production mode', () => {
     // Both have reached the upstream: the query's read and the mutation's write are under way, so
     // whether the app gets created is up to the upstream, not the gateway.
     await expect
-      .poll(() => arrivals, { interval: 10 })
+      .poll(() => arrivals, POLL)
       .toEqual(
         expect.arrayContaining([
           expect.stringMatching(/^GET .*demo-entitlement/),
@@ -226,7 +231,7 @@ describe('graceful shutdown in production mode', () => {
     // The credential has been answered: its calls are sent by its send window, not one probe.
     expect((await gateway.gql(DETAIL, { id: 'cert-0050' })).body.errors).toBeUndefined();
     // Its line is written (lines go out in batches) before the others are counted.
-    await expect.poll(received, { interval: 10 }).toBe(started + 1);
+    await expect.poll(received, POLL).toBe(started + 1);
     sim.simulator.configure({ latencyMs: 2_000 });
     const before = received();
     // The customer's 44 certificates, then pages of its list: each read its own upstream call.
@@ -235,7 +240,7 @@ describe('graceful shutdown in production mode', () => {
         ? gateway.gql(DETAIL, { id: `cert-${String(i + 1).padStart(4, '0')}` })
         : gateway.gql(PAGE, { offset: i - CERTIFICATES }),
     );
-    await expect.poll(received, { interval: 10 }).toBe(before + IN_FLIGHT);
+    await expect.poll(received, POLL).toBe(before + IN_FLIGHT);
     gateway.child.kill('SIGTERM');
 
     const settled = await Promise.all(answers);

@@ -14,6 +14,7 @@ import { request } from 'undici';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { fencedBlocks } from '../../integration/docs/doc-examples.ts';
 import { freePort, startGatewayProcess } from '../../support/gateway-process.ts';
+import { ownProcessGroup } from '../../support/owned-processes.ts';
 import { PROJECT_ROOT } from '../../support/production-command.ts';
 import {
   REDIS_URL,
@@ -87,8 +88,11 @@ describe.skipIf(!testRedisAvailable)('the local replicas recipe of docs/replicas
       stdio: 'ignore',
     });
     const pgid = shell.pid!;
+    // The recipe's processes go with this worker however it ends (test/support/owned-processes.ts).
+    const disown = ownProcessGroup(pgid);
     onTestFinished(() => {
       if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
+      disown();
     });
     await once(shell, 'exit');
     for (const port of [first, second]) {

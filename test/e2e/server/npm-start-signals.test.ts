@@ -15,6 +15,7 @@ import { connect } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { freePort } from '../../support/gateway-process.ts';
+import { ownProcessGroup } from '../../support/owned-processes.ts';
 import { PROJECT_ROOT } from '../../support/production-command.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 
@@ -63,10 +64,13 @@ async function startNpm(env: Record<string, string> = {}): Promise<NpmStart> {
   npm.stderr!.on('data', collect);
   const exited = once(npm, 'exit').then(([code]) => code as number | null);
   const descendants: number[] = [];
+  // npm, its shell and Weft go with this worker however it ends (test/support/owned-processes.ts).
+  const disown = ownProcessGroup(npm.pid!);
   onTestFinished(() => {
     // Whatever the test saw, nothing it started outlives it.
     for (const pid of descendants) killQuietly(pid);
     killQuietly(-npm.pid!);
+    disown();
   });
   await expect
     .poll(() => lines.some((line) => line.includes('Weft is serving the graph')), {

@@ -8,14 +8,17 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { ownChild } from '../../support/owned-processes.ts';
 import { PROJECT_ROOT, productionCommand } from '../../support/production-command.ts';
 
 async function startWith(env: Record<string, string>) {
-  const child = spawn(process.execPath, productionCommand().args, {
-    cwd: PROJECT_ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = ownChild(
+    spawn(process.execPath, productionCommand().args, {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));

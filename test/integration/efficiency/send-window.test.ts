@@ -10,8 +10,8 @@
  * replicas sharing one bucket (the query split across both at the same moment). Counted at the
  * simulator: the other client's calls are all answered 200, so every 429 is one of Weft's.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { fakeProcessDate } from '../../support/clock.ts';
 import { startStack, type GqlResult, type Stack } from '../../support/gateway-harness.ts';
 import {
   REDIS_ENV,
@@ -144,7 +144,10 @@ function expectServedOrRefused(results: readonly GqlResult[], handful: number) {
 }
 
 function sendWindowCases(
-  start: (onArrival?: ReturnType<typeof holdAt>['onArrival']) => Promise<Replicas>,
+  start: (
+    onArrival?: ReturnType<typeof holdAt>['onArrival'],
+    budgetClock?: () => number,
+  ) => Promise<Replicas>,
 ) {
   let replicas: Replicas | undefined;
   afterEach(async () => {
@@ -154,17 +157,19 @@ function sendWindowCases(
 
   for (const handful of [4, 1]) {
     it(`costs at most the send window in 429s when another client spent the window down to ${handful}, 1.5 s after Weft's last answer`, async () => {
-      replicas = await start();
+      // The stack's clock, the budgets' on Redis too: the fake date, which only the test moves.
+      const time = fakeProcessDate();
+      onTestFinished(() => time.restore());
+      replicas = await start(undefined, () => Date.now());
       const { sim, gateways } = replicas;
       const heard = await gateways[0]!.gql(DETAIL(FIRST));
       expect(heard.body.errors).toBeUndefined();
-      const heardAt = Date.now();
       expect(heard.headers['ratelimit-remaining']).toBe(String(LIMIT - 1));
 
       const before = await sim.stats();
       const spent = await spendBehindWeftsBack(sim, handful);
       // Weft's view: an answer 1.5 s old that said LIMIT - 1 were left.
-      await sleep(Math.max(0, heardAt + 1_500 - Date.now()));
+      time.advance(1_500);
       const results = await sendBurst(gateways);
       const weft = since(before, await sim.stats());
       const weftCalls = weft.total - spent;
@@ -233,8 +238,8 @@ const ENV = {
 const SIM = { rateLimit: LIMIT, rateWindowSec: WINDOW_SEC };
 
 describeWithoutRedis('bounded bursts on the memory store', () => {
-  sendWindowCases(async (onArrival) => {
-    const gateway = await startStack({ sim: { ...SIM, onArrival }, env: ENV });
+  sendWindowCases(async (onArrival, budgetClock) => {
+    const gateway = await startStack({ sim: { ...SIM, onArrival }, env: ENV, budgetClock });
     return { sim: gateway.sim, gateways: [gateway] };
   });
 });
@@ -246,7 +251,7 @@ describe.skipIf(!testRedisAvailable)('bounded bursts on Redis, two replicas', ()
     for (const prefix of prefixes.splice(0)) await deleteUnder(admin, prefix);
     await admin.close();
   });
-  sendWindowCases(async (onArrival) => {
+  sendWindowCases(async (onArrival, budgetClock) => {
     const prefix = testPrefix('send-window');
     prefixes.push(prefix);
     const env = {
@@ -255,9 +260,14 @@ describe.skipIf(!testRedisAvailable)('bounded bursts on Redis, two replicas', ()
       REDIS_KEY_PREFIX: prefix,
       CREDENTIAL_HMAC_SECRET: 'send-window-test-secret-0123456789',
     };
-    const first = await startStack({ sim: { ...SIM, onArrival }, env });
+    const first = await startStack({ sim: { ...SIM, onArrival }, env, budgetClock });
     // The second replica talks to the first one's simulator (its own stays idle).
-    const second = await startStack({ sim: SIM, env, upstream: async () => first.sim.url });
+    const second = await startStack({
+      sim: SIM,
+      env,
+      budgetClock,
+      upstream: async () => first.sim.url,
+    });
     return { sim: first.sim, gateways: [first, second] };
   });
 });

@@ -28,6 +28,7 @@ import { createGateway, type Gateway } from '../../../src/server/create-gateway.
 import { createLogger } from '../../../src/server/logger.ts';
 import { UNPROVEN_CALLS_PER_CLIENT } from '../../../src/upstream/unproven-gate.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
+import { deferred, until, type Deferred } from '../../support/clock.ts';
 import {
   REDIS_ENV,
   drainKeys,
@@ -132,8 +133,13 @@ const quiet = () =>
     new Writable({ write: (_chunk, _encoding, done) => done() }),
   );
 
+/** While set, the junk tokens' calls wait at the upstream until it is resolved. */
+let junkGate: Deferred<void> | undefined;
+const holdJunk = ({ headers }: { headers: Readonly<Record<string, unknown>> }) =>
+  String(headers.authorization ?? '').startsWith('Bearer junk-') ? junkGate?.promise : undefined;
+
 async function startDeployment(store: 'memory' | 'redis'): Promise<Deployment> {
-  const sim = await startSimulator({ ipLimits: {} });
+  const sim = await startSimulator({ ipLimits: {}, onArrival: holdJunk });
   const prefix = testPrefix('unproven');
   const env: Record<string, string> =
     store === 'redis'
@@ -177,7 +183,8 @@ async function startDeployment(store: 'memory' | 'redis'): Promise<Deployment> {
 
 let deployment: Deployment | undefined;
 afterEach(async () => {
-  deployment?.sim.simulator.configure({ latencyMs: 0 });
+  junkGate?.resolve();
+  junkGate = undefined;
   await deployment?.close();
   deployment = undefined;
 });
@@ -347,8 +354,9 @@ describe.each(stores)('junk tokens against the $store store', ({ store, run }) =
       deployment = await startDeployment(store);
       const { sim, urls } = deployment;
       const junk = junkInFlightAtUpstream(sim);
-      // Held: whatever reaches the upstream now is answered 5 s later.
-      sim.simulator.configure({ latencyMs: 5_000 });
+      // Held: whatever junk reaches the upstream now is answered once the tenant has been served.
+      const release = deferred();
+      junkGate = release;
       let junkAnswered = 0;
       const flood = KINDS.flatMap((kind) =>
         Array.from({ length: 50 }, (_, i) =>
@@ -363,19 +371,21 @@ describe.each(stores)('junk tokens against the $store store', ({ store, run }) =
           }),
         ),
       );
-      // Until what the gateway lets through has reached the upstream (no arrival for 200 ms).
-      for (let seen = -1; junk.arrived === 0 || seen !== junk.arrived;) {
-        seen = junk.arrived;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      // Until what the gateway lets through has reached the upstream: the unproven room of the
+      // address on each replica. More may follow (a broken gate): then `junk.now` below grows.
+      await until(
+        () => junk.arrived >= UNPROVEN_CALLS_PER_CLIENT * urls.length,
+        'the junk let through reaching the upstream',
+      );
       const held = junk.now;
-      sim.simulator.configure({ latencyMs: 0 });
 
       const ms = await tenantFirstCalls(urls, '127.0.0.4');
       // The junk was still in flight (held at the upstream, or queued behind the calls that are).
       expect(junkAnswered).toBe(0);
       expect(junk.now).toBe(held);
       junk.stop();
+      junkGate = undefined;
+      release.resolve();
 
       // What held them: a few calls in flight per address on each replica, the rest queued or refused.
       expect(held).toBeGreaterThan(0);
