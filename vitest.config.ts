@@ -10,10 +10,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * keyv store), what lands in Redis and no secret (keys scanned on every master), two replica
  * processes (REDIS_CLUSTER_NODES at start-up).
  * Left out: the send window, priorities and unproven tokens through the gateway
- * (test/integration/efficiency/): on a cluster they differ only in the bucket store, whose every
+ * (test/integration/upstream/): on a cluster they differ only in the bucket store, whose every
  * case (window, shared classes across credentials, unproven calls, the write reserve) runs here in
  * token-bucket.test.ts with `cluster: true`; the files that kill Redis (upstream death, Redis
- * death; the cluster's own failover test is test/e2e/efficiency/cluster-failover.test.ts) and the
+ * death; the cluster's own failover test is test/e2e/upstream/cluster-failover.test.ts) and the
  * cross-replica fetch's figure (its flight protocol runs on the cluster in
  * cross-replica-flight.test.ts). Their tests without Redis are not registered in the rerun
  * (`describeWithoutRedis`, `rerunOnCluster`).
@@ -25,12 +25,12 @@ const CLUSTER_FILES = [
   'test/unit/upstream/redis-pub-sub.test.ts',
   'test/unit/upstream/cross-replica-flight.test.ts',
   'test/unit/hosting/replica-pollers.test.ts',
-  'test/integration/production/idempotency.test.ts',
+  'test/integration/server/idempotency.test.ts',
   'test/unit/server/redis-idempotency-store.test.ts',
-  'test/integration/production/persisted-operations.test.ts',
-  'test/integration/efficiency/redis-mode.test.ts',
-  'test/integration/production/secret-canaries.test.ts',
-  'test/e2e/efficiency/two-replicas.test.ts',
+  'test/integration/server/persisted-operations.test.ts',
+  'test/integration/upstream/redis-mode.test.ts',
+  'test/integration/server/secret-canaries.test.ts',
+  'test/e2e/upstream/two-replicas.test.ts',
 ];
 
 /**
@@ -45,8 +45,8 @@ const CLUSTER_FILES = [
  */
 const INTEGRATION_ISOLATED = [
   'test/integration/hosting/hosting-upload-held-bytes.test.ts',
-  'test/integration/efficiency/priorities.test.ts',
-  'test/integration/demand/policy.test.ts',
+  'test/integration/upstream/priorities.test.ts',
+  'test/integration/server/limits/policy.test.ts',
 ];
 
 export default defineConfig({

@@ -5,7 +5,7 @@ import { encodeGlobalId } from '../../../src/kit/global-id.ts';
 let stack: Stack;
 beforeAll(async () => {
   // These tests are about the resolvers' own argument checks: a page of 101 with verifications
-  // would meet the operation cost limit first (covered in test/integration/production).
+  // would meet the operation cost limit first (covered in test/integration/server/operation-limits.test.ts).
   stack = await startStack({ env: { LIMIT_MAX_COST: '5000' } });
 });
 afterAll(() => stack.close());

@@ -5,7 +5,7 @@ import { createCsr } from '../../support/csr.ts';
 let stack: Stack;
 beforeAll(async () => {
   // The simulator issues an ordered certificate after a few upstream reads: these tests follow it
-  // read by read, so the pending-certificate schedule (tested in efficiency/cache.test.ts) is off.
+  // read by read, so the pending-certificate schedule (tested in upstream/cache.test.ts) is off.
   stack = await startStack({ env: { CACHE_TTL_OVERRIDES: 'certificate-detail=0' } });
 });
 afterAll(() => stack.close());

@@ -3,7 +3,7 @@
  * both pages name every range, so a contributor who frees "the ports" from either frees them all.
  * The ranges are where the tests start their servers: the cluster project's shared cluster
  * (test/support/redis-cluster-setup.ts), the failover test's and the nodes-down-at-start test's
- * throwaway clusters (test/e2e/efficiency/), and single Redis servers a test kills
+ * throwaway clusters (test/e2e/upstream/), and single Redis servers a test kills
  * (test/support/killable-redis.ts).
  */
 import { readFileSync } from 'node:fs';

@@ -360,7 +360,7 @@ describe('coverage', () => {
     // No request makes the gateway fail unexpectedly; masking is unit-tested
     // (test/unit/errors/client-error-codes.test.ts). CLIENT_GONE is the code of a read dropped
     // because its client left, so no client receives it
-    // (test/integration/efficiency/client-gone.test.ts).
+    // (test/integration/upstream/client-gone.test.ts).
     const expected = [...CLIENT_ERROR_CODES].filter(
       (code) => code !== ErrorCode.INTERNAL_SERVER_ERROR && code !== ErrorCode.CLIENT_GONE,
     );

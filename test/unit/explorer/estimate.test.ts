@@ -4,7 +4,7 @@
  * token, `Weft-Estimate: 1`) or why it sends none, what it reads of the gateway's answer
  * (`extensions.upstream.estimate`, or the `upstreamCalls` limit's refusal), the debounce and the
  * dropping of stale answers, and what the footer renders — React 19 to HTML. The Chromium test
- * (`test/e2e/production/explorer.browser.test.ts`) checks the same against the gateway.
+ * (`test/e2e/server/explorer.browser.test.ts`) checks the same against the gateway.
  */
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';

@@ -3,7 +3,7 @@
  * (docs/ledger.md): what it reads from `extensions.upstream`, and what it renders — one row per
  * call with its method, route, status, source (with a refusal's limiter), attempts and time, the
  * totals, and the budget — rendered by React 19 to HTML, as the browser gets it. The Chromium
- * test (`test/e2e/production/explorer.browser.test.ts`) checks the same panel against the gateway.
+ * test (`test/e2e/server/explorer.browser.test.ts`) checks the same panel against the gateway.
  */
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';

@@ -3,7 +3,7 @@
  * each part of a `@defer` answer (the `deferSpec=20220824` wire format) and of each subscription
  * event, what it renders (React 19 to HTML, as the browser gets it), and the fetcher's choice of
  * transport — a subscription goes over SSE, the rest over GraphiQL's own fetcher. The Chromium test
- * (`test/e2e/production/explorer-live.browser.test.ts`) checks the same line against the gateway.
+ * (`test/e2e/server/explorer-live.browser.test.ts`) checks the same line against the gateway.
  */
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';

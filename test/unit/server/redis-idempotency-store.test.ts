@@ -3,7 +3,7 @@
  * connections that a switch makes unusable, as a lost Redis is to the store (it then keeps records
  * in memory). What each store holds and answers is read after the switch is back on, in an order
  * the test sets. The throwaway-Redis version with real kills and gateways is
- * test/integration/production/idempotency-redis-outage.test.ts.
+ * test/integration/server/idempotency-redis-outage.test.ts.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';

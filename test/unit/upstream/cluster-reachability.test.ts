@@ -3,7 +3,7 @@
  * built by hand (node-redis's own shape): a command for a master whose connection is not ready
  * fails at once, while its connection goes on; the slots without a reachable master are counted
  * for `/readyz`. And both connections settle their start-up wait on the first refused connection,
- * not on the connect timeout (the e2e side: test/e2e/efficiency/cluster-nodes-down-at-start.test.ts).
+ * not on the connect timeout (the e2e side: test/e2e/upstream/cluster-nodes-down-at-start.test.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';

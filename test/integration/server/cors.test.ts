@@ -1,7 +1,7 @@
 /**
  * CORS over plain HTTP: a preflight from an allowed origin gets 204 with the headers the clients
  * send and a max age; answers expose what pages read; another origin gets no CORS headers; no
- * credentials mode. (The browser's own enforcement: test/e2e/production/cors.browser.test.ts.)
+ * credentials mode. (The browser's own enforcement: test/e2e/server/cors.browser.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';

@@ -5,7 +5,7 @@
  * the one simulator both replicas call.
  *
  * Not rerun on the Redis Cluster: it kills its own Redis (the cluster's node loss is
- * test/e2e/efficiency/cluster-failover.test.ts).
+ * test/e2e/upstream/cluster-failover.test.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';

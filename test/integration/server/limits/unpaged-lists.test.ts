@@ -5,10 +5,10 @@
  * maximum, and over the range of what is left of the window around the dashboard's real cost.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { APPS_LIST_MAX } from '../../../src/hosting/hosting.call-bounds.ts';
-import { boundOf, startColdStack } from '../../support/call-bound.ts';
-import { startStack, type Stack } from '../../support/gateway-harness.ts';
-import { setAppCount } from '../../support/hosting-account.ts';
+import { APPS_LIST_MAX } from '../../../../src/hosting/hosting.call-bounds.ts';
+import { boundOf, startColdStack } from '../../../support/call-bound.ts';
+import { startStack, type Stack } from '../../../support/gateway-harness.ts';
+import { setAppCount } from '../../../support/hosting-account.ts';
 
 /** The bench's apps dashboard: one list read, then a status and a deployments read per app. */
 const DASHBOARD = `{ apps { appId name status urls { publish }

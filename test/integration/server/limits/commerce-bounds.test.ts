@@ -7,10 +7,10 @@
  * mutations), so a declaration that undercounts fails here, not only in production.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type GqlResult, type Stack } from '../../support/gateway-harness.ts';
-import { boundOf } from '../../support/call-bound.ts';
-import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
-import { CHANNEL_WALK_PAGES } from '../../../src/commerce/commerce.call-bounds.ts';
+import { startStack, type GqlResult, type Stack } from '../../../support/gateway-harness.ts';
+import { boundOf } from '../../../support/call-bound.ts';
+import { COMMERCE_IDS } from '../../../../src/simulator/fixtures/commerce.fixtures.ts';
+import { CHANNEL_WALK_PAGES } from '../../../../src/commerce/commerce.call-bounds.ts';
 
 let stack: Stack;
 beforeAll(async () => {

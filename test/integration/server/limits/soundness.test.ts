@@ -18,13 +18,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kind, parse, validate, type GraphQLSchema } from 'graphql';
-import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
-import { EXPLORER_TABS } from '../../../src/server/explorer/explorer-examples.ts';
-import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
-import { SCREENS } from '../../bench/journey.ts';
-import { boundOf, startColdStack } from '../../support/call-bound.ts';
-import type { Stack } from '../../support/gateway-harness.ts';
-import { generateOperations, seedPools } from '../../support/operation-generator.ts';
+import { buildGatewaySchema } from '../../../../src/graph/build-schema.ts';
+import { EXPLORER_TABS } from '../../../../src/server/explorer/explorer-examples.ts';
+import { COMMERCE_IDS } from '../../../../src/simulator/fixtures/commerce.fixtures.ts';
+import { SCREENS } from '../../../bench/journey.ts';
+import { boundOf, startColdStack } from '../../../support/call-bound.ts';
+import type { Stack } from '../../../support/gateway-harness.ts';
+import { generateOperations, seedPools } from '../../../support/operation-generator.ts';
 
 /** The corpus `npm test` runs: always these operations (a new seed per run made passes luck). */
 const DEFAULT_SEED = 45;
@@ -162,7 +162,7 @@ const DOC_VARIABLES: Record<string, unknown> = {
 
 /** Every ```graphql block of docs/*.md that parses and validates, as an operation. */
 function docsOperations(): { name: string; query: string; variables: Record<string, unknown> }[] {
-  const dir = join(import.meta.dirname, '../../../docs');
+  const dir = join(import.meta.dirname, '../../../../docs');
   const found: { name: string; query: string; variables: Record<string, unknown> }[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.md'))) {
     const text = readFileSync(join(dir, file), 'utf8');

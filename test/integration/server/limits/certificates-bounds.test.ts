@@ -8,13 +8,13 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isInterfaceType, Kind, parse, type OperationDefinitionNode } from 'graphql';
-import { startStack, type Stack } from '../../support/gateway-harness.ts';
-import { boundOf } from '../../support/call-bound.ts';
-import { createCsr } from '../../support/csr.ts';
-import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
-import { callBounds, NODE_CALLS } from '../../../src/graph/call-bounds.ts';
-import { upstreamCallBound } from '../../../src/server/limits/upstream-call-bound.ts';
-import { encodeGlobalId } from '../../../src/kit/global-id.ts';
+import { startStack, type Stack } from '../../../support/gateway-harness.ts';
+import { boundOf } from '../../../support/call-bound.ts';
+import { createCsr } from '../../../support/csr.ts';
+import { buildGatewaySchema } from '../../../../src/graph/build-schema.ts';
+import { callBounds, NODE_CALLS } from '../../../../src/graph/call-bounds.ts';
+import { upstreamCallBound } from '../../../../src/server/limits/upstream-call-bound.ts';
+import { encodeGlobalId } from '../../../../src/kit/global-id.ts';
 
 const CUSTOMER = 'demo-customer';
 const GUID = '00000000-0000-4000-8000-000000000001';

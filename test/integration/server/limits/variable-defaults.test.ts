@@ -25,10 +25,14 @@ import {
   type OperationDefinitionNode,
   type VariableDefinitionNode,
 } from 'graphql';
-import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
-import { startColdStack } from '../../support/call-bound.ts';
-import type { Stack } from '../../support/gateway-harness.ts';
-import { generateOperations, seedPools, seededRandom } from '../../support/operation-generator.ts';
+import { buildGatewaySchema } from '../../../../src/graph/build-schema.ts';
+import { startColdStack } from '../../../support/call-bound.ts';
+import type { Stack } from '../../../support/gateway-harness.ts';
+import {
+  generateOperations,
+  seedPools,
+  seededRandom,
+} from '../../../support/operation-generator.ts';
 
 const SEED = 4242;
 const COUNT = 150;

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { documentHash } from '../../../src/server/persisted-operations/trusted-documents.ts';
-import { boundOf } from '../../support/call-bound.ts';
-import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { documentHash } from '../../../../src/server/persisted-operations/trusted-documents.ts';
+import { boundOf } from '../../../support/call-bound.ts';
+import { startStack, type Stack } from '../../../support/gateway-harness.ts';
 
 const DETAILS = (alias: string) =>
   `${alias}: certificateCustomer(customerId: "demo-customer") {

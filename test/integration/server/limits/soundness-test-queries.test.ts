@@ -24,18 +24,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, validate, type GraphQLSchema } from 'graphql';
-import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
-import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
-import { boundOf, startColdStack } from '../../support/call-bound.ts';
-import { postMultipart, smallZip } from '../../support/graphql-multipart.ts';
-import type { Stack } from '../../support/gateway-harness.ts';
+import { buildGatewaySchema } from '../../../../src/graph/build-schema.ts';
+import { COMMERCE_IDS } from '../../../../src/simulator/fixtures/commerce.fixtures.ts';
+import { boundOf, startColdStack } from '../../../support/call-bound.ts';
+import { postMultipart, smallZip } from '../../../support/graphql-multipart.ts';
+import type { Stack } from '../../../support/gateway-harness.ts';
 import {
   seededRandom,
   seedPools,
   variablesFor,
   type SeedPools,
-} from '../../support/operation-generator.ts';
-import { collectTestOperations, type TestOperation } from '../../support/test-documents.ts';
+} from '../../../support/operation-generator.ts';
+import { collectTestOperations, type TestOperation } from '../../../support/test-documents.ts';
 
 const MUTATIONS_PER_STACK = 40;
 /** `npm test` draws the same values every run (a new seed per run made passes luck). */
@@ -121,7 +121,7 @@ async function measure(stack: Stack, op: Runnable): Promise<Measured> {
 
 describe('the upstream-call bound is sound over the operations of the project’s tests', () => {
   it(`never below the actual calls, cold cache, queries and mutations (seed ${SEED})`, async () => {
-    const collected = collectTestOperations(['test/integration/demand']);
+    const collected = collectTestOperations(['test/integration/server/limits']);
     const distinct = [...new Map(collected.operations.map((op) => [op.query, op])).values()];
     const valid = distinct.filter(
       (op) => op.kind !== 'subscription' && validate(schema, parse(op.query)).length === 0,
