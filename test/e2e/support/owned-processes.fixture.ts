@@ -3,7 +3,7 @@
  * starts a gateway process and a throwaway Redis, writes their pids (and this worker's) to
  * `OWNED_FIXTURE_PIDS`, then fails (`OWNED_FIXTURE_MODE=fail`) or waits to be interrupted (`hang`).
  */
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { beforeAll, it } from 'vitest';
 import { startGatewayProcess } from '../../support/gateway-process.ts';
 import { startKillableRedis } from '../../support/killable-redis.ts';
@@ -15,10 +15,13 @@ beforeAll(async () => {
     startKillableRedis(),
   ]);
   redis.admin.destroy();
+  // Written aside, then renamed: the test reads the file as soon as it exists, never half written.
+  const pidsFile = process.env.OWNED_FIXTURE_PIDS!;
   writeFileSync(
-    process.env.OWNED_FIXTURE_PIDS!,
+    `${pidsFile}.part`,
     JSON.stringify({ worker: process.pid, gateway: gateway.child.pid, redis: redis.pid }),
   );
+  renameSync(`${pidsFile}.part`, pidsFile);
   if (process.env.OWNED_FIXTURE_MODE === 'fail') throw new Error('the set-up fails on purpose');
   await new Promise(() => undefined);
 });
