@@ -1,6 +1,6 @@
 /**
- * Subscriptions to one deployment on three gateway processes sharing one Redis and one simulator
- * (issue 36 part 4). Counted at the simulator: ten subscribers on each of three replicas cost the
+ * Subscriptions to one deployment on three gateway processes sharing one Redis and one simulator,
+ * counted at the simulator: ten subscribers on each of three replicas cost the
  * polls of one replica with SUBSCRIPTION_SHARED_POLLING=replicas (the default), and one poll loop
  * per replica with `process` — to the end of a deployment, and while it stays pending (the reads in
  * flight at once are the loops polling it). When the replica holding the watch's lease stops

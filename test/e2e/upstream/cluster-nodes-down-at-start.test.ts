@@ -199,7 +199,7 @@ describe.skipIf(!clusterWanted)('a gateway started with Redis Cluster nodes alre
     expect(ports).toContain(replica);
     await killNode(replica, cluster.dir!);
     await killNode(victim, cluster.dir!);
-    // The steady state the issue names: the cluster itself has marked the master as failed.
+    // The steady state: the cluster itself has marked the master as failed.
     await until(
       async () => {
         const nodes = await nodeSays(healthyMaster, 'CLUSTER', 'NODES');

@@ -1,5 +1,5 @@
 /**
- * Bounded bursts (issue 33, target 2): a budget spent behind Weft's back between two of its calls
+ * Bounded bursts: a budget spent behind Weft's back between two of its calls
  * costs at most the send window in upstream 429s, however fresh Weft's view of the budget was —
  * never the whole burst; the fields that cannot be served are refused locally with RATE_LIMITED and
  * the wait until the window's end.

@@ -1,5 +1,5 @@
 /**
- * Issue 33, target 3: no tenant is locked out by others' garbage. Junk tokens (each request a
+ * No tenant is locked out by others' garbage. Junk tokens (each request a
  * different one, so each looks like a new tenant until its 401 comes back) flood hosting reads,
  * deploys and app creations, from one client address and from several; then a tenant Weft has never
  * seen (a valid token of the simulator this gateway has not used yet) does its first read, deploy
