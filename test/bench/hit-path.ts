@@ -5,16 +5,10 @@
  * credential, replay, log line, metrics) from the socket write and the load generator, which a
  * load test measures together with it. Knobs: HIT_ROUNDS (7), HIT_PER_ROUND (20000).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
-import pino from 'pino';
-import { loadConfig } from '../../src/config.ts';
-import * as logging from '../../src/server/logger.ts';
-import { createGateway } from '../../src/server/create-gateway.ts';
 import { createSimulator } from '../../src/simulator/simulator.ts';
+import { inProcessProductionGateway } from './in-process-gateway.ts';
 
 const ROUNDS = Number(process.env.HIT_ROUNDS ?? 7);
 const PER_ROUND = Number(process.env.HIT_PER_ROUND ?? 20_000);
@@ -27,23 +21,7 @@ const simulator = await createSimulator({
   ipLimits: false,
 });
 const upstreamUrl = await simulator.listen(0);
-const config = loadConfig({
-  ...process.env,
-  NODE_ENV: 'production',
-  UPSTREAM_URL: upstreamUrl,
-  UPSTREAM_RATE_LIMIT: '1000000000',
-  PORT: '0',
-  HOST: '127.0.0.1',
-});
-const logFile = join(mkdtempSync(join(tmpdir(), 'weft-hit-')), 'log.jsonl');
-// stdout as production writes it (older checkouts: one asynchronous write at a time).
-const destination =
-  'batchedStdout' in logging
-    ? (logging.batchedStdout as (dest: string) => pino.DestinationStream)(logFile)
-    : pino.destination({ dest: logFile, sync: false });
-const logger = logging.createLogger(config, destination);
-const gateway = await createGateway(config, logger, upstreamUrl);
-await gateway.app.ready();
+const gateway = await inProcessProductionGateway(upstreamUrl);
 
 const request = {
   method: 'POST' as const,

@@ -13,14 +13,8 @@
  * of the main thread that a socket does not pay).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { once } from 'node:events';
-import pino from 'pino';
-import { loadConfig } from '../../src/config.ts';
-import * as logging from '../../src/server/logger.ts';
-import { createGateway } from '../../src/server/create-gateway.ts';
+import { inProcessProductionGateway } from './in-process-gateway.ts';
 
 const ROUNDS = Number(process.env.MISS_ROUNDS ?? 7);
 const PER_ROUND = Number(process.env.MISS_PER_ROUND ?? 1500);
@@ -50,22 +44,7 @@ const simulator = spawn(
 const [line] = (await once(simulator.stdout!, 'data')) as [Buffer];
 const upstreamUrl = /listening on (\S+)/.exec(line.toString())?.[1];
 if (!upstreamUrl) throw new Error(`simulator: ${line.toString()}`);
-const config = loadConfig({
-  ...process.env,
-  NODE_ENV: 'production',
-  UPSTREAM_URL: upstreamUrl,
-  UPSTREAM_RATE_LIMIT: '1000000000',
-  PORT: '0',
-  HOST: '127.0.0.1',
-});
-const logFile = join(mkdtempSync(join(tmpdir(), 'weft-miss-')), 'log.jsonl');
-const destination =
-  'batchedStdout' in logging
-    ? (logging.batchedStdout as (dest: string) => pino.DestinationStream)(logFile)
-    : pino.destination({ dest: logFile, sync: false });
-const logger = logging.createLogger(config, destination);
-const gateway = await createGateway(config, logger, upstreamUrl);
-await gateway.app.ready();
+const gateway = await inProcessProductionGateway(upstreamUrl);
 
 let counter = 0;
 const request = () => ({
