@@ -125,3 +125,23 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
   };
 }
+
+/**
+ * A second replica beside `stack`: another gateway in this process on the same simulator (which
+ * counts every replica's calls), configured from `env` (share the stack's Redis there), silent.
+ */
+export async function startSecondReplica(
+  stack: Stack,
+  env: Record<string, string>,
+): Promise<{ readonly url: string; close(): Promise<void> }> {
+  const config = loadConfig({
+    ...env,
+    UPSTREAM_URL: stack.sim.url,
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    HOST: '127.0.0.1',
+  });
+  const gateway = await createGateway(config, createLogger(config), stack.sim.url);
+  const url = await gateway.listen();
+  return { url, close: () => gateway.close() };
+}

@@ -4,11 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { loadConfig } from '../../../src/config.ts';
-import { createGateway, type Gateway } from '../../../src/server/create-gateway.ts';
-import { createLogger } from '../../../src/server/logger.ts';
 import { deferred } from '../../support/clock.ts';
-import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { startSecondReplica, startStack, type Stack } from '../../support/gateway-harness.ts';
 import { createCsr } from '../../support/csr.ts';
 import {
   drainKeys,
@@ -148,20 +145,13 @@ describe.skipIf(!testRedisAvailable)('idempotency in Redis, shared by two replic
     CREDENTIAL_HMAC_SECRET: 'shared-secret-of-both-replicas',
   };
   let a: Stack;
-  let replica: Gateway;
+  let replica: Awaited<ReturnType<typeof startSecondReplica>>;
   let replicaUrl: string;
   beforeAll(async () => {
     a = await startStack({ sim: { latencyMs: 300 }, env });
     // A second replica on the same upstream (one simulator counts every write) and the same Redis.
-    const config = loadConfig({
-      ...env,
-      UPSTREAM_URL: a.sim.url,
-      LOG_LEVEL: 'silent',
-      PORT: '0',
-      HOST: '127.0.0.1',
-    });
-    replica = await createGateway(config, createLogger(config), a.sim.url);
-    replicaUrl = await replica.listen();
+    replica = await startSecondReplica(a, env);
+    replicaUrl = replica.url;
   });
   afterAll(async () => {
     await replica.close();

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
-import { createGateway, type Gateway } from '../../../src/server/create-gateway.ts';
+import { createGateway } from '../../../src/server/create-gateway.ts';
 import { createLogger } from '../../../src/server/logger.ts';
 import { until } from '../../support/clock.ts';
-import { startStack, type Stack } from '../../support/gateway-harness.ts';
+import { startSecondReplica, startStack, type Stack } from '../../support/gateway-harness.ts';
 import {
   drainKeys,
   REDIS_ENV,
@@ -101,19 +101,12 @@ describe.skipIf(!testRedisAvailable)('automatic persisted queries in Redis', () 
     CREDENTIAL_HMAC_SECRET: 'apq-replicas-secret-0123',
   };
   let stack: Stack;
-  let replica: Gateway;
+  let replica: Awaited<ReturnType<typeof startSecondReplica>>;
   let replicaUrl: string;
   beforeAll(async () => {
     stack = await startStack({ env });
-    const config = loadConfig({
-      ...env,
-      UPSTREAM_URL: stack.sim.url,
-      LOG_LEVEL: 'silent',
-      PORT: '0',
-      HOST: '127.0.0.1',
-    });
-    replica = await createGateway(config, createLogger(config), stack.sim.url);
-    replicaUrl = await replica.listen();
+    replica = await startSecondReplica(stack, env);
+    replicaUrl = replica.url;
   });
   afterAll(async () => {
     await replica.close();
