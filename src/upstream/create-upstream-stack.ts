@@ -20,11 +20,17 @@ import { createCacheKeyer } from './cache-key.ts';
 import { cacheKinds, createCachePolicy } from './cache-policy.ts';
 import { createCachedUpstreamClient } from './cached-upstream-client.ts';
 import { createCrossReplicaFlight, type CrossReplicaFlight } from './cross-replica-flight.ts';
-import { createFallbackBucketStore } from './fallback-bucket-store.ts';
 import { createFallbackUpstreamCache } from './fallback-upstream-cache.ts';
 import { createTransport } from './http-transport.ts';
 import { createMemoryBucketStore } from './memory-bucket-store.ts';
-import { createRedisBucketStore } from './redis-bucket-store.ts';
+import {
+  createLeasedBucketStore,
+  newReplicaName,
+  type LeasedBucketStore,
+} from './leased-bucket-store.ts';
+import { createRedisLeases } from './redis-leases.ts';
+import { listenToChannel } from './redis-channel.ts';
+import { createRedisRouteClasses } from './redis-route-classes.ts';
 import type { RedisConnection } from './redis-connection.ts';
 import { createUpstreamCache, type UpstreamCache } from './upstream-cache.ts';
 import { assembleLayers, type UpstreamLayer } from './upstream-layers.ts';
@@ -32,7 +38,7 @@ import { createRouteLookup } from './route-lookup.ts';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 import { createSecondSightAdmission } from './second-sight-admission.ts';
 import { createSingleflight } from './singleflight.ts';
-import { createTokenBucketLimiter, type BucketStore } from './token-bucket.ts';
+import { STALE_AFTER_MS, createTokenBucketLimiter, type BucketStore } from './token-bucket.ts';
 import { createUpstreamClient, type UpstreamClient } from './upstream-client.ts';
 import { createBreakerTransport } from './breaker-transport.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
@@ -102,25 +108,46 @@ export async function createUpstreamStack(
     windowMs: config.UPSTREAM_RATE_WINDOW_SEC * 1000,
     writeReserveShare: config.UPSTREAM_WRITE_RESERVE_SHARE,
   };
-  const bucketStore: BucketStore = redis
-    ? createFallbackBucketStore({
-        primary: createRedisBucketStore({
+  const clock = observers.now ? { now: observers.now } : {};
+  /** Where a replica asks the others to give back a credential's tokens (its HMAC id). */
+  const recallChannel = `${config.REDIS_KEY_PREFIX}:leases:recall`;
+  const localBuckets = createMemoryBucketStore({ budget, ...clock });
+  const leased: LeasedBucketStore | undefined = redis
+    ? createLeasedBucketStore({
+        leases: createRedisLeases({
           client: redis.client,
-          // On a cluster a shared route class's keys are in another slot than the credential's.
-          cluster: config.REDIS_CLUSTER_NODES !== undefined,
-          budget,
           prefix: config.REDIS_KEY_PREFIX,
-          ...(observers.now ? { now: observers.now } : {}),
+          capacity: budget.capacity,
+          windowMs: budget.windowMs,
+          writeReserveShare: budget.writeReserveShare,
+          staleAfterMs: STALE_AFTER_MS,
+          replica: newReplicaName(),
+          ...clock,
         }),
-        fallback: createMemoryBucketStore({
-          budget,
-          share: config.REDIS_DOWN_BUDGET_SHARE,
-          ...(observers.now ? { now: observers.now } : {}),
+        classes: createRedisRouteClasses({
+          client: redis.client,
+          prefix: config.REDIS_KEY_PREFIX,
+          ...clock,
         }),
+        local: localBuckets,
+        budget,
+        recall: (credentialId) =>
+          void redis.publish(recallChannel, credentialId).catch(() => undefined),
         usable: () => redis.usable(),
-        logger: log,
+        ...clock,
+        onRedisError: (error) =>
+          log.warn(
+            { err: error instanceof Error ? { message: error.message } : undefined },
+            'token leases: Redis unavailable, each replica spends only the tokens it holds',
+          ),
+        onRedisBack: () => log.info('token leases: back on the shared Redis buckets'),
       })
-    : createMemoryBucketStore({ budget, ...(observers.now ? { now: observers.now } : {}) });
+    : undefined;
+  const bucketStore: BucketStore = leased ?? localBuckets;
+  const recalls =
+    redis && leased
+      ? listenToChannel(redis, recallChannel, (credentialId) => leased.recalled(credentialId))
+      : undefined;
   const limiter = createTokenBucketLimiter({
     store: bucketStore,
     maxWaitMs: config.UPSTREAM_BUCKET_WAIT_MS,
@@ -285,6 +312,9 @@ export async function createUpstreamStack(
     budget: limiter,
     async close() {
       await client.close();
+      // What this replica holds goes back to the others before the connection closes.
+      await leased?.giveBackAll();
+      await recalls?.close();
       await acrossReplicas?.close();
       await redis?.close();
     },

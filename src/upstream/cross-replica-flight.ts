@@ -28,6 +28,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection } from './redis-connection.ts';
+import { listenToChannel } from './redis-channel.ts';
 
 /** What became of a leader's fetch, as the losers need to know it. */
 export type FlightOutcome = 'stored' | 'unstored' | 'failed';
@@ -94,42 +95,7 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
     if (!waiting || !OUTCOMES.has(outcome)) return;
     for (const wake of waiting) wake(outcome as FlightOutcome);
   };
-  let listening = false;
-  let closed = false;
-  let subscription: Promise<(() => Promise<void>) | undefined> | undefined;
-  /**
-   * Subscribes once Redis is usable, never before: the subscriber connection is opened by the first
-   * subscribe, and one opened while Redis is unreachable keeps the connection's close waiting for
-   * it (redis-connection.ts). Until it listens, this process fetches alone; it asks again every
-   * second (`usable()` sends nothing) and on each miss.
-   */
-  let retry: ReturnType<typeof setTimeout> | undefined;
-  const listen = () => {
-    if (closed || subscription) return;
-    clearTimeout(retry);
-    const later = () => {
-      subscription = undefined;
-      if (closed) return;
-      retry = setTimeout(listen, 1_000);
-      retry.unref();
-    };
-    subscription = redis
-      .usable()
-      .then((usable) => (usable && !closed ? redis.subscribe(channel, onMessage) : undefined))
-      .then(
-        async (stop) => {
-          if (!stop) later();
-          else if (closed) await stop().catch(() => undefined);
-          else listening = true;
-          return stop;
-        },
-        () => {
-          later();
-          return undefined;
-        },
-      );
-  };
-  listen();
+  const subscription = listenToChannel(redis, channel, onMessage);
 
   /**
    * Listens for the outcome published for `key`: `outcome` resolves with it, or with undefined when
@@ -204,8 +170,8 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
 
   return {
     async run<T>(request: FlightRequest<T>): Promise<FlightResult<T>> {
-      if (!listening) {
-        listen();
+      if (!subscription.listening) {
+        subscription.listen();
         return alone(request, request.deadlineMs);
       }
       const leaseKey = `${prefix}:flight:{${request.credentialId}}:${request.key}`;
@@ -250,20 +216,13 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
       }
     },
     get listening() {
-      return listening;
+      return subscription.listening;
     },
     get waiting() {
       let count = 0;
       for (const set of waiters.values()) count += set.size;
       return count;
     },
-    async close() {
-      closed = true;
-      clearTimeout(retry);
-      if (!listening) return; // a subscription still pending stops itself when it comes
-      listening = false;
-      const stop = await subscription;
-      await stop?.().catch(() => undefined);
-    },
+    close: () => subscription.close(),
   };
 }

@@ -63,6 +63,13 @@ export interface LocalBucketStore extends BucketStore {
    * others' calls in flight.
    */
   forgetFreshness(): void;
+  /**
+   * A call this store allowed that did not go out after all (a check after this store's said no):
+   * its token, its place in the send window and in its class's logs come back.
+   */
+  refund(credentialId: string, routeClass: RouteClass | undefined, ticket: string): Promise<void>;
+  /** Whether the upstream has ever answered this credential (its token is proven). */
+  answered(credentialId: string): boolean;
 }
 
 /**
@@ -261,6 +268,21 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
     async release(credentialId, routeClass, ticket) {
       forgetCall(credentialId, routeClass, ticket);
     },
+
+    async refund(credentialId, routeClass, ticket) {
+      const known = credentials.get(credentialId);
+      if (!known?.inFlight.delete(ticket)) return;
+      known.state.tokens = Math.min(capacity, known.state.tokens + 1);
+      if (!routeClass) return;
+      const at = now();
+      classLogOf(credentialId, routeClass, at).unproven.delete(ticket);
+      for (const { log } of windowsOf(credentialId, routeClass, at, 'write')) {
+        const index = log.calls.findLastIndex((call) => call.ticket === ticket);
+        if (index >= 0) log.calls.splice(index, 1);
+      }
+    },
+
+    answered: (credentialId) => (credentials.get(credentialId)?.state.freshUntil ?? 0) !== 0,
 
     forgetFreshness() {
       for (const { state } of credentials.values()) {

@@ -54,7 +54,7 @@ export interface CredentialBudget {
  * (`reserve`), the route class's limit, or the send window (`window`: calls of this credential are
  * in flight that the upstream has not answered yet; wait for their answers).
  */
-export type DeniedBy = 'credential' | 'reserve' | 'route-class' | 'window';
+export type DeniedBy = 'credential' | 'reserve' | 'route-class' | 'window' | 'shared-budget';
 
 /** Without an answer for this long, a credential's view is stale (another client may spend it). */
 export const STALE_AFTER_MS = 60_000;
@@ -316,6 +316,7 @@ export interface LimiterOptions {
 /** Metrics name of the bucket that said no: the route class's, the reserve, or the credential's. */
 function bucketName(deniedBy: DeniedBy | undefined, routeClass: RouteClass | undefined): string {
   if (deniedBy === 'route-class' && routeClass) return routeClass.name;
+  if (deniedBy === 'shared-budget') return 'shared';
   return deniedBy === 'reserve' ? 'reserve' : 'credential';
 }
 
@@ -348,17 +349,25 @@ function abortOf(...signals: (AbortSignal | undefined)[]): {
   };
 }
 
+const REFUSALS: Partial<Record<DeniedBy, string>> = {
+  credential: "The credential's upstream request budget is used up",
+  reserve: "What is left of the credential's upstream request budget is kept for writes",
+  'route-class': "The upstream's per-route request rate is used up",
+  'shared-budget':
+    'The upstream request budget this credential shares with the other replicas cannot be reached (Redis), and this replica holds none of it',
+};
+const LIMITERS: Partial<Record<DeniedBy, string>> = {
+  credential: 'CREDENTIAL',
+  reserve: 'RESERVE',
+  'route-class': 'ROUTE_CLASS',
+  'shared-budget': 'SHARED_BUDGET',
+};
+
 /** The error of a call the buckets refused: the same code as an upstream 429. */
 export function budgetExhausted(deniedBy: DeniedBy | undefined, waitMs: number): GatewayError {
   const retryAfterSec = Math.max(1, Math.ceil(waitMs / 1000));
-  const what =
-    deniedBy === 'route-class'
-      ? "The upstream's per-route request rate is used up"
-      : deniedBy === 'reserve'
-        ? "What is left of the credential's upstream request budget is kept for writes"
-        : "The credential's upstream request budget is used up";
-  const limiter =
-    deniedBy === 'route-class' ? 'ROUTE_CLASS' : deniedBy === 'reserve' ? 'RESERVE' : 'CREDENTIAL';
+  const what = REFUSALS[deniedBy ?? 'credential'] ?? REFUSALS.credential;
+  const limiter = LIMITERS[deniedBy ?? 'credential'] ?? 'CREDENTIAL';
   return new GatewayError(ErrorCode.RATE_LIMITED, `${what}; retry in ${retryAfterSec} s`, {
     retryAfterSec,
     limiter,

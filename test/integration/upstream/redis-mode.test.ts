@@ -1,7 +1,7 @@
 /**
  * REDIS_URL mode against a real Redis: what lands in Redis (never a token, a secret value or card
- * data), the connection closed on shutdown, and the Redis-down policy (a local share of the budget,
- * never "unlimited"), tested against a port where no Redis listens.
+ * data), the connection closed on shutdown, and the Redis-down policy (a replica spends only the
+ * tokens it holds: never "unlimited"), tested against a port where no Redis listens.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,12 +89,18 @@ describe.skipIf(!testRedisAvailable)('Redis mode', () => {
     expect(stack.logs.join('\n')).not.toContain(CANARY_TOKEN);
   });
 
-  it('reports the shared bucket in viewer.rateLimit', async () => {
+  it('reports the shared bucket in viewer.rateLimit: what no replica holds, and what they hold unspent', async () => {
     const viewer = await stack.gql('{ viewer { rateLimit { limit remaining } } }');
-    const bucket = await admin.hGetAll(
-      `${prefix}:bucket:{${createCredentialFactory(SECRET)('demo-token').id}}`,
+    const id = createCredentialFactory(SECRET)('demo-token').id;
+    const bucket = await admin.hGetAll(`${prefix}:bucket:{${id}}`);
+    const leases = Object.values(await admin.hGetAll(`${prefix}:leases:{${id}}`));
+    // This replica holds a lease of the tokens it expects to spend ("held end demand").
+    expect(leases).toHaveLength(1);
+    const held = Number(leases[0]!.split(' ')[0]);
+    expect(held).toBeGreaterThanOrEqual(1);
+    expect(viewer.body.data.viewer.rateLimit.remaining).toBe(
+      Math.floor(Number(bucket.tokens)) + held,
     );
-    expect(viewer.body.data.viewer.rateLimit.remaining).toBe(Math.floor(Number(bucket.tokens)));
   });
 
   it('closes its Redis connections on shutdown', async () => {
@@ -117,44 +123,30 @@ describe('Redis unreachable', () => {
         ...DEAD_REDIS_ENV,
         REDIS_CONNECT_TIMEOUT_MS: '200',
         UPSTREAM_RATE_LIMIT: '40',
-        REDIS_DOWN_BUDGET_SHARE: '0.25',
+        // One more ask after the first (every 250 ms), then the refusal.
+        UPSTREAM_BUCKET_WAIT_MS: '400',
         CREDENTIAL_HMAC_SECRET: SECRET,
       },
     });
   });
   afterAll(() => stack.close());
 
-  it('falls back to a local share of the budget: never unlimited', async () => {
-    // The share is 10 calls (40 × 0.25); its write reserve (⌊10 × 0.1⌋ = 1) is kept from queries.
-    const results = [];
-    for (let n = 1; n <= 14; n += 1) results.push(await stack.gql(detail(n)));
-    const served = results.filter((r) => !r.body.errors);
-    const limited = results.filter((r) => r.body.errors?.[0]?.extensions?.code === 'RATE_LIMITED');
-    expect(served).toHaveLength(9);
-    expect(limited).toHaveLength(5);
-    expect(limited.map((r) => r.body.errors[0].extensions.limiter)).toEqual(
-      Array(5).fill('RESERVE'),
-    );
-    // A write takes the last call of the share, and nothing takes more.
-    const write = (name: string) =>
-      stack.gql(
-        `mutation { updateApp(input: { appId: "app-0001", name: "${name}" }) { userErrors { code } } }`,
-      );
-    const last = await write('last-of-the-share');
-    expect(last.body.errors).toBeUndefined();
-    expect(last.body.data.updateApp.userErrors).toEqual([]);
-    const beyond = await write('beyond-the-share');
-    expect(beyond.body.errors?.[0]?.extensions).toMatchObject({
+  it('spends only what it holds (nothing): reads and writes refused by name, never unlimited', async () => {
+    const read = await stack.gql(detail(1));
+    expect(read.body.errors?.[0]?.extensions).toMatchObject({
       code: 'RATE_LIMITED',
-      limiter: 'CREDENTIAL',
+      limiter: 'SHARED_BUDGET',
+      retryAfterSec: 1,
     });
-    expect(await stack.upstreamCalls()).toBe(10);
-    expect(
-      (await stack.gql('{ viewer { rateLimit { limit remaining } } }')).body.data.viewer.rateLimit,
-    ).toEqual({
-      limit: 10,
-      remaining: 0,
+    expect(read.body.errors[0].message).toMatch(/shares with the other replicas cannot be reached/);
+    const write = await stack.gql(
+      `mutation { updateApp(input: { appId: "app-0001", name: "never-sent" }) { userErrors { code } } }`,
+    );
+    expect(write.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      limiter: 'SHARED_BUDGET',
     });
-    expect(stack.logs.some((line) => line.includes('Redis unavailable'))).toBe(true);
+    expect(await stack.upstreamCalls()).toBe(0);
+    expect(stack.logs.filter((line) => line.includes('token leases: Redis unavailable'))).toHaveLength(1);
   });
 });

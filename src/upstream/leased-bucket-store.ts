@@ -1,0 +1,455 @@
+/**
+ * The token buckets of replicas sharing Redis, with leases (docs/efficiency.md "Leases"): a replica
+ * takes a slice of a credential's bucket in one script run (`redis-leases.ts`), spends it locally —
+ * the send window, the priorities and the route classes of its own memory store decide each call as
+ * on a single replica — and settles it when it renews, gives it back or stops. A busy credential
+ * renews ahead of need, in the background, so its calls do not wait for Redis.
+ *
+ * Whatever fails — Redis, a cluster master, the network between this replica and Redis — the replica
+ * spends only what it holds, within its lease (its end counted on this replica's clock from before
+ * the grant): the replicas together never spend more than the bucket had. A call that finds nothing
+ * held while Redis cannot be reached waits for Redis like any wait for room, then is refused
+ * RATE_LIMITED with `limiter: "SHARED_BUDGET"`.
+ *
+ * A route class the whole gateway shares (the upstream's per-IP limits) is still checked in Redis
+ * per call, on the class's own keys (`redis-route-classes.ts`); while Redis cannot be reached such
+ * a call is refused the same way.
+ */
+import { randomBytes } from 'node:crypto';
+import type { BudgetSnapshot } from './budget-tracker.ts';
+import { reserveShareOf, reservedCalls } from './call-priority.ts';
+import {
+  DEFAULT_LEASE_CONFIG,
+  NO_DEMAND,
+  demandAt,
+  heldAfterAnswer,
+  leaseAskOf,
+  maySpend,
+  shouldRenew,
+  withCall,
+  type Demand,
+} from './lease-policy.ts';
+import type { LocalBucketStore } from './memory-bucket-store.ts';
+import type { LeaseReply, RedisLeases, ReportedAnswer } from './redis-leases.ts';
+import type { RedisRouteClasses } from './redis-route-classes.ts';
+import type { BucketStore, CredentialBudget, TakeVerdict } from './token-bucket.ts';
+import type { RouteClass } from './upstream-routes.ts';
+
+/** How soon a call with nothing held asks again while Redis cannot be reached. */
+export const LEASE_POLL_MS = 250;
+
+/** A call asks this many runs at most (each granted tokens the other calls waiting took first). */
+const MAX_RUNS_PER_CALL = 8;
+
+/** A name for this process in the leases hash: unique, and nothing about the host. */
+export const newReplicaName = (): string => randomBytes(8).toString('hex');
+
+interface Held {
+  /** Tokens held and not spent, of the lease that ends at `endsAt` (this replica's clock). */
+  held: number;
+  endsAt: number;
+  /** Tokens of an ended lease not settled yet (given back with the next run). */
+  unsettled: number;
+  /** Tokens spent out of what a run took back while it was on its way (reported with the next). */
+  debt: number;
+  /** What the shared bucket had left after the last run, its capacity, and when its window ends. */
+  sharedLeft: number;
+  cap: number;
+  resetAt: number;
+  othersHeld: number;
+  plentiful: boolean;
+  demand: Demand;
+  /** Calls waiting for this credential's run now. */
+  waiting: number;
+  inFlight: number;
+  /** The latest upstream answer not reported yet. */
+  answer: ReportedAnswer | undefined;
+  /** When this replica last asked the others to give back what they hold. */
+  recalledAt: number;
+  /** When the answer's reset and block end, on this replica's clock. */
+  answerResetAt: number | undefined;
+  answerBlockUntil: number | undefined;
+  running: Promise<LeaseReply> | undefined;
+}
+
+export interface LeasedBucketStoreOptions {
+  readonly leases: RedisLeases;
+  readonly classes: RedisRouteClasses;
+  /** This replica's own buckets (send window, priorities, its view of the window). */
+  readonly local: LocalBucketStore;
+  readonly budget: CredentialBudget;
+  /** Whether Redis can take commands now. */
+  readonly usable: () => Promise<boolean>;
+  readonly now?: () => number;
+  /**
+   * Asks every replica to give back what it holds of a credential (pub/sub): a call found no token
+   * left but the ones other replicas hold.
+   */
+  readonly recall: (credentialId: string) => void;
+  /** Told when a run fails (logged once per outage by the caller). */
+  readonly onRedisError?: (error: unknown) => void;
+  readonly onRedisBack?: () => void;
+}
+
+export interface LeasedBucketStore extends BucketStore {
+  /** Another replica's call is refused for the tokens this one holds: they go back. */
+  recalled(credentialId: string): void;
+  /** Gives back every lease (at shutdown). */
+  giveBackAll(): Promise<void>;
+}
+
+export function createLeasedBucketStore(options: LeasedBucketStoreOptions): LeasedBucketStore {
+  const { leases, classes, local, budget } = options;
+  const now = options.now ?? Date.now;
+  const config = DEFAULT_LEASE_CONFIG;
+  const writeReserveShare = budget.writeReserveShare ?? 0;
+  const credentials = new Map<string, Held>();
+  /** Calls of a shared class registered in flight for a never-answered token (their answer ends it). */
+  const unprovenTickets = new Set<string>();
+  let redisRttMs = 1;
+  let redisDown = false;
+
+  const heldOf = (credentialId: string): Held => {
+    let entry = credentials.get(credentialId);
+    if (!entry) {
+      entry = {
+        held: 0,
+        endsAt: 0,
+        unsettled: 0,
+        debt: 0,
+        sharedLeft: budget.capacity,
+        cap: budget.capacity,
+        resetAt: 0,
+        othersHeld: 0,
+        plentiful: true,
+        demand: NO_DEMAND,
+        waiting: 0,
+        inFlight: 0,
+        answer: undefined,
+        recalledAt: 0,
+        answerResetAt: undefined,
+        answerBlockUntil: undefined,
+        running: undefined,
+      };
+      credentials.set(credentialId, entry);
+    }
+    return entry;
+  };
+
+  /** A lease that ended keeps its tokens aside, to be settled, never spent. */
+  const endIfOver = (entry: Held, at: number) => {
+    if (entry.held > 0 && at >= entry.endsAt) {
+      entry.unsettled += entry.held;
+      entry.held = 0;
+    }
+  };
+
+  /** A token taken for a call that did not go out: it pays a debt first, else it is held again. */
+  const unspend = (entry: Held) => {
+    if (entry.debt > 0) entry.debt -= 1;
+    else entry.held += 1;
+  };
+
+  const forget = (credentialId: string, entry: Held) => {
+    const idle =
+      entry.held === 0 &&
+      entry.unsettled === 0 &&
+      entry.debt === 0 &&
+      entry.inFlight === 0 &&
+      entry.waiting === 0 &&
+      entry.answer === undefined &&
+      entry.running === undefined &&
+      demandAt(entry.demand, now(), config) < 0.01;
+    if (idle) credentials.delete(credentialId);
+  };
+
+  const apply = (entry: Held, reply: LeaseReply, sentAt: number, reportedLive: number) => {
+    // Calls spent out of the reported tokens while the run was on its way.
+    const spentMeanwhile = Math.max(0, reportedLive - entry.held);
+    const kept = reply.carried + reply.grant - spentMeanwhile;
+    entry.held = Math.max(0, kept);
+    entry.debt += Math.max(0, -kept);
+    entry.endsAt = sentAt + reply.durationMs;
+    entry.sharedLeft = reply.sharedLeft;
+    entry.cap = reply.cap;
+    entry.resetAt = now() + reply.resetMs;
+    entry.othersHeld = reply.othersHeld;
+    entry.plentiful = reply.plentiful;
+  };
+
+  /** One run for the credential (joined by every call that needs one while it is on its way). */
+  const runLease = (
+    credentialId: string,
+    entry: Held,
+    floor: number,
+    giveBack = false,
+  ): Promise<LeaseReply> => {
+    if (entry.running) return entry.running;
+    const running = (async () => {
+      if (!(await options.usable())) throw new Error('Redis cannot be reached');
+      const sentAt = now();
+      endIfOver(entry, sentAt);
+      const live = entry.held > 0;
+      const reportedLive = entry.held;
+      const demandPerSec = giveBack ? 0 : demandAt(entry.demand, sentAt, config);
+      const { ask, durationMs } = leaseAskOf(
+        { demandPerSec, redisRttMs, held: entry.held, waiting: entry.waiting },
+        config,
+      );
+      const answer = entry.answer;
+      const unsettled = entry.unsettled;
+      const debt = entry.debt;
+      const reply = await leases.lease(credentialId, {
+        ask: giveBack ? 0 : ask,
+        demandPerSec,
+        held: live ? entry.held : unsettled,
+        live,
+        floor,
+        waiting: giveBack ? 0 : entry.waiting,
+        durationMs: giveBack ? 0 : durationMs,
+        debt,
+        ...(answer
+          ? {
+              answer: {
+                ...answer,
+                ...(entry.answerResetAt === undefined
+                  ? {}
+                  : { resetMs: entry.answerResetAt - sentAt }),
+                ...(entry.answerBlockUntil === undefined
+                  ? {}
+                  : { blockMs: entry.answerBlockUntil - sentAt }),
+              },
+            }
+          : {}),
+      });
+      redisRttMs = Math.max(0.1, redisRttMs + (now() - sentAt - redisRttMs) * 0.2);
+      if (redisDown) {
+        redisDown = false;
+        options.onRedisBack?.();
+      }
+      if (entry.answer === answer) {
+        entry.answer = undefined;
+        entry.answerResetAt = undefined;
+        entry.answerBlockUntil = undefined;
+      }
+      if (!live) entry.unsettled -= unsettled;
+      entry.debt -= debt;
+      apply(entry, reply, sentAt, reportedLive);
+      return reply;
+    })();
+    entry.running = running;
+    const done = () => {
+      if (entry.running === running) entry.running = undefined;
+    };
+    running.then(done, (error: unknown) => {
+      done();
+      if (!redisDown) {
+        redisDown = true;
+        options.onRedisError?.(error);
+      }
+    });
+    return running;
+  };
+
+  const snapshotOf = (entry: Held): BudgetSnapshot => ({
+    limit: entry.cap,
+    remaining: Math.max(0, Math.floor(entry.sharedLeft + entry.held)),
+    resetSec: Math.max(0, Math.ceil((entry.resetAt - now()) / 1000)),
+    writeReserve: reservedCalls(entry.cap, reserveShareOf('read', writeReserveShare)),
+  });
+
+  const denied = (entry: Held, deniedBy: TakeVerdict['deniedBy'], waitMs: number): TakeVerdict => ({
+    allowed: false,
+    waitMs,
+    deniedBy,
+    budget: snapshotOf(entry),
+    ticket: undefined,
+  });
+
+  /**
+   * Why nothing could be leased, and when to ask again: at the window's end. Tokens the other
+   * replicas hold are theirs to spend (their own calls wait for them); what they give back unspent
+   * is found by the next call that asks.
+   */
+  const refusal = (entry: Held, floor: number): TakeVerdict => {
+    const reserve = floor > 0 && entry.sharedLeft >= 1;
+    return denied(entry, reserve ? 'reserve' : 'credential', Math.max(1, entry.resetAt - now()));
+  };
+
+  const sharedClass = (routeClass: RouteClass | undefined): routeClass is RouteClass =>
+    routeClass !== undefined && routeClass.limit > 0 && !routeClass.perCredential;
+
+  return {
+    async take(credentialId, routeClass, request = {}) {
+      const entry = heldOf(credentialId);
+      const priority = request.priority ?? 'write';
+      const floor = reservedCalls(entry.cap, reserveShareOf(priority, writeReserveShare));
+      endIfOver(entry, now());
+      // Every call waiting joins the credential's one run; a grant is shared by those that ask at
+      // once, so a call finding the grant spent by the others asks again while room was granted.
+      for (let runs = 0; !maySpend(entry, now(), floor); runs += 1) {
+        if (runs === MAX_RUNS_PER_CALL) return refusal(entry, floor);
+        entry.waiting += 1;
+        let reply: LeaseReply;
+        try {
+          reply = await runLease(credentialId, entry, floor);
+        } catch {
+          return denied(entry, 'shared-budget', LEASE_POLL_MS);
+        } finally {
+          entry.waiting -= 1;
+        }
+        endIfOver(entry, now());
+        if (reply.grant === 0 && !maySpend(entry, now(), floor)) {
+          // Nothing granted: no room above this call's floor but what other replicas hold. What
+          // they do not spend comes back when they are asked; until then the call asks again.
+          if (reply.othersHeld < 1) return refusal(entry, floor);
+          const at = now();
+          if (at - entry.recalledAt >= LEASE_POLL_MS) {
+            entry.recalledAt = at;
+            options.recall(credentialId);
+          }
+          return denied(
+            entry,
+            floor > 0 && entry.sharedLeft >= 1 ? 'reserve' : 'credential',
+            LEASE_POLL_MS,
+          );
+        }
+      }
+      // Taken before anything else is awaited: two calls must not both spend the last token held.
+      entry.held -= 1;
+      const verdict = await local.take(credentialId, routeClass, request);
+      if (!verdict.allowed || verdict.ticket === undefined) {
+        unspend(entry);
+        return verdict;
+      }
+      if (sharedClass(routeClass)) {
+        const neverAnswered = !local.answered(credentialId);
+        let waitMs: number;
+        try {
+          waitMs = await classes.take(routeClass, credentialId, verdict.ticket, {
+            priority,
+            neverAnswered,
+          });
+        } catch {
+          waitMs = -1;
+        }
+        if (waitMs !== 0) {
+          unspend(entry);
+          await local.refund(credentialId, routeClass, verdict.ticket);
+          return waitMs > 0
+            ? denied(entry, 'route-class', waitMs)
+            : denied(entry, 'shared-budget', LEASE_POLL_MS);
+        }
+        if (neverAnswered) unprovenTickets.add(verdict.ticket);
+      }
+      const at = now();
+      entry.inFlight += 1;
+      entry.demand = withCall(entry.demand, at, config);
+      const view = {
+        demandPerSec: demandAt(entry.demand, at, config),
+        redisRttMs,
+        held: entry.held,
+        waiting: entry.waiting,
+      };
+      if (!entry.running && shouldRenew(view, entry.endsAt, at, config)) {
+        // Ahead of need: no call waits for it. A failure shows on the next call that needs it.
+        runLease(credentialId, entry, floor).catch(() => undefined);
+      }
+      return { ...verdict, budget: snapshotOf(entry) };
+    },
+
+    async correct(credentialId, routeClass, correction) {
+      const snapshot = await local.correct(credentialId, routeClass, correction);
+      const entry = heldOf(credentialId);
+      const at = now();
+      if (correction.ticket !== undefined) entry.inFlight = Math.max(0, entry.inFlight - 1);
+      if (correction.remaining !== undefined) {
+        entry.held = heldAfterAnswer(entry.held, correction.remaining, entry.inFlight);
+      }
+      const credentialBlock = correction.blockMs !== undefined && !correction.blockRouteClass;
+      if (credentialBlock) entry.held = 0;
+      if (correction.remaining !== undefined || correction.limit !== undefined || credentialBlock) {
+        entry.answer = {
+          ...(correction.limit === undefined ? {} : { limit: correction.limit }),
+          ...(correction.remaining === undefined || credentialBlock
+            ? {}
+            : { remaining: correction.remaining }),
+          outstanding: entry.held + entry.inFlight,
+        };
+        entry.answerResetAt =
+          correction.resetMs === undefined ? undefined : at + correction.resetMs;
+        entry.answerBlockUntil = credentialBlock ? at + (correction.blockMs ?? 0) : undefined;
+        if (correction.remaining !== undefined) {
+          entry.sharedLeft = Math.min(
+            entry.sharedLeft,
+            Math.max(0, correction.remaining - entry.held - entry.inFlight),
+          );
+        }
+        if (credentialBlock) {
+          entry.sharedLeft = 0;
+          // Told at once: the other replicas must stop too.
+          runLease(credentialId, entry, 0, true).catch(() => undefined);
+        }
+      }
+      const { ticket } = correction;
+      const classHears =
+        ticket !== undefined &&
+        (unprovenTickets.delete(ticket) ||
+          correction.unauthenticated === true ||
+          correction.blockRouteClass === true);
+      if (sharedClass(routeClass) && classHears) {
+        await classes.correct(routeClass, credentialId, ticket, correction).catch(() => undefined);
+      }
+      forget(credentialId, entry);
+      return { ...snapshot, remaining: Math.min(snapshot.remaining, snapshotOf(entry).remaining) };
+    },
+
+    async peek(credentialId) {
+      const entry = heldOf(credentialId);
+      try {
+        if (!(await options.usable())) throw new Error('Redis cannot be reached');
+        const reply = await leases.peek(credentialId);
+        return {
+          limit: reply.cap,
+          remaining: reply.sharedLeft + reply.othersHeld + entry.held,
+          resetSec: Math.ceil(reply.resetMs / 1000),
+          writeReserve: reservedCalls(reply.cap, reserveShareOf('read', writeReserveShare)),
+        };
+      } catch {
+        return local.peek(credentialId);
+      } finally {
+        forget(credentialId, entry);
+      }
+    },
+
+    async release(credentialId, routeClass, ticket) {
+      await local.release(credentialId, routeClass, ticket);
+      const entry = credentials.get(credentialId);
+      if (entry) {
+        entry.inFlight = Math.max(0, entry.inFlight - 1);
+        forget(credentialId, entry);
+      }
+      if (sharedClass(routeClass) && unprovenTickets.delete(ticket)) {
+        await classes.release(routeClass, credentialId, ticket).catch(() => undefined);
+      }
+    },
+
+    recalled(credentialId) {
+      const entry = credentials.get(credentialId);
+      if (entry && (entry.held > 0 || entry.unsettled > 0)) {
+        runLease(credentialId, entry, 0, true).catch(() => undefined);
+      }
+    },
+
+    async giveBackAll() {
+      await Promise.allSettled(
+        [...credentials].map(async ([credentialId, entry]) => {
+          await entry.running?.catch(() => undefined);
+          if (entry.held > 0 || entry.unsettled > 0 || entry.debt > 0 || entry.answer) {
+            await runLease(credentialId, entry, 0, true);
+          }
+        }),
+      );
+    },
+  };
+}
