@@ -310,7 +310,7 @@ const ConfigSchema = z.object({
   IDEMPOTENCY_WAIT_MS: int(100, 300_000)
     .default(30_000)
     .describe(
-      'How long a duplicate waits for the first request with its key before it gets CONFLICT.',
+      'How long a mutation with an `Idempotency-Key` waits for its key: for the first request with the key (then CONFLICT), or, while Redis cannot take the claim, for Redis (then 503 IDEMPOTENCY_UNAVAILABLE, nothing sent).',
     ),
   EXPLORER: bool
     .default('true')

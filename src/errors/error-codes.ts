@@ -26,6 +26,12 @@ export const ErrorCode = {
    * in the gateway's logs and ledgers.
    */
   CLIENT_GONE: 'CLIENT_GONE',
+  /**
+   * A mutation with an `Idempotency-Key` whose key could not be claimed where every replica sees it
+   * (Redis unreachable, or its slot without a master) within the wait: it was not run and nothing
+   * was sent upstream, so the same request with the same key may be sent again (docs/security.md).
+   */
+  IDEMPOTENCY_UNAVAILABLE: 'IDEMPOTENCY_UNAVAILABLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -5,9 +5,9 @@
  * replay). Records hold a fingerprint of the request and the response — never the request itself, so
  * no variable (a secret, a CSR) is ever stored.
  *
- * The memory store also serves the Redis store as the place for records Redis could not take while
- * it was unreachable: it can show what it holds (`peek`, `heldDone`) and let go of a record once
- * Redis has it (`forget`).
+ * The memory store also serves the Redis store as the place for the answers Redis could not take
+ * (a request that ran while Redis was up, and finished once it was gone): it can show what it holds
+ * (`peek`, `heldDone`) and let go of a record once Redis has it (`forget`).
  */
 import { LRUCache } from 'lru-cache';
 import { entryBound } from '../../upstream/entry-bound.ts';
@@ -42,7 +42,8 @@ export type IdempotencyRecord = PendingRecord | DoneRecord;
 export interface IdempotencyStore {
   /**
    * Takes the key for `pending` when it is free (returns undefined), else returns the record that
-   * holds it.
+   * holds it. Rejects when the key cannot be claimed where every replica sees it (the Redis store
+   * while Redis is unreachable): the mutation must not run then.
    */
   claim(
     key: string,
@@ -64,7 +65,7 @@ export interface HeldRecord<R extends IdempotencyRecord = IdempotencyRecord> {
   readonly ttlMs: number;
 }
 
-/** The memory store, with what the Redis store needs to write its records back. */
+/** The memory store, with what the Redis store needs to write the answers it holds back. */
 export interface MemoryIdempotencyStore extends IdempotencyStore {
   /** The record of `key`, if this process holds one. */
   peek(key: string): HeldRecord | undefined;

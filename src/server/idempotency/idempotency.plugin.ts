@@ -13,6 +13,12 @@
  * no data) frees the key instead, so the retry the client is told to make can run. Any other response —
  * a timeout whose outcome is unknown included — is kept: replaying it is what prevents a second write.
  * Queries ignore the header.
+ *
+ * A mutation runs only once its key is claimed in the store every replica sees. When the store
+ * cannot take the claim (Redis unreachable, a cluster slot without a master) the request asks again
+ * every {@link CLAIM_RETRY_MS} for up to the wait (a failover takes seconds) and, unless the
+ * store answered by then, is refused `IDEMPOTENCY_UNAVAILABLE` (503, `Retry-After`) without having
+ * sent anything: a claim in this replica's memory would let another replica run the same write.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,7 +41,10 @@ export interface IdempotencyOptions {
   readonly store: IdempotencyStore;
   /** How long a response stays replayable. */
   readonly ttlMs: number;
-  /** How long a duplicate waits for the request holding its key. */
+  /**
+   * How long a request waits for its key: for the request holding it (a duplicate), or for the
+   * store to take its claim.
+   */
   readonly waitMs: number;
   /**
    * How long a claim holds a key without finishing. Far past any mutation's deadline: it only matters
@@ -43,6 +52,15 @@ export interface IdempotencyOptions {
    */
   readonly lockMs: number;
 }
+
+/** How often a request whose claim the store could not take asks again. */
+export const CLAIM_RETRY_MS = 250;
+
+/**
+ * `Retry-After` of an `IDEMPOTENCY_UNAVAILABLE` refusal: the request already waited for the store, so
+ * the retry may come at once — it waits again for the store on whichever replica it reaches.
+ */
+export const IDEMPOTENCY_UNAVAILABLE_RETRY_AFTER_SEC = 1;
 
 /** Codes that prove the mutation was not written (refused before or by the upstream). */
 const NOT_WRITTEN: ReadonlySet<string> = new Set([
@@ -69,15 +87,37 @@ function storable(result: FormattedExecutionResult): Record<string, unknown> {
   return copy as Record<string, unknown>;
 }
 
-function errorResponse(status: number, error: GatewayError): GraphQLResponse {
+function errorResponse(
+  status: number,
+  error: GatewayError,
+  headers = new HeaderMap(),
+): GraphQLResponse {
   return {
-    http: { status, headers: new HeaderMap() },
+    http: { status, headers },
     body: {
       kind: 'single',
       singleResult: { errors: [formatGraphQLError({ message: error.message }, error)] },
     },
   };
 }
+
+/** The refusal of a mutation whose key could not be claimed: nothing was sent, retry the same. */
+function unavailable(): GraphQLResponse {
+  const retryAfterSec = IDEMPOTENCY_UNAVAILABLE_RETRY_AFTER_SEC;
+  return errorResponse(
+    503,
+    new GatewayError(
+      ErrorCode.IDEMPOTENCY_UNAVAILABLE,
+      `This mutation was not run and nothing was sent: its Idempotency-Key could not be recorded where every gateway replica sees it. Retry it with the same Idempotency-Key in ${retryAfterSec} s.`,
+      { retryAfterSec },
+    ),
+    new HeaderMap([['retry-after', String(retryAfterSec)]]),
+  );
+}
+
+/** Waits `ms`, or less if the client goes away meanwhile. */
+const pause = (ms: number, gone: AbortSignal | undefined) =>
+  sleep(ms, undefined, gone && { signal: gone }).catch(() => undefined);
 
 function replay(record: DoneRecord): GraphQLResponse {
   return {
@@ -121,32 +161,48 @@ export function idempotencyPlugin(options: IdempotencyOptions): ApolloServerPlug
             variables: request.variables,
           });
           const owner = randomUUID();
-          const deadline = Date.now() + options.waitMs;
-          for (let pause = 20; ; pause = Math.min(pause * 2, 250)) {
-            const held = await store.claim(
-              key,
-              { state: 'pending', fingerprint, owner },
-              options.lockMs,
+          const pending = { state: 'pending', fingerprint, owner } as const;
+          /** What holds the key (undefined: this request now does), or that the store could not say. */
+          const attempt = () =>
+            store.claim(key, pending, options.lockMs).then(
+              (held) => ({ held }),
+              () => 'unavailable' as const,
             );
-            if (!held) {
-              claim = { key, owner, fingerprint };
-              return null;
+          const deadline = Date.now() + options.waitMs;
+          let waitingForStore = false;
+          for (let wait = 20; ; wait = Math.min(wait * 2, 250)) {
+            const answer = await attempt();
+            if (answer === 'unavailable') {
+              // The store logs why, once per outage; this request waits for it (below).
+              if (!waitingForStore) {
+                contextValue.logger.info('idempotency key not claimed: waiting for the store');
+              }
+              waitingForStore = true;
+            } else {
+              const { held } = answer;
+              if (!held) {
+                claim = { key, owner, fingerprint };
+                return null;
+              }
+              if (held.fingerprint !== fingerprint) {
+                return errorResponse(
+                  409,
+                  new GatewayError(
+                    ErrorCode.CONFLICT,
+                    'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+                    { reason: 'IDEMPOTENCY_KEY_REUSED' },
+                  ),
+                );
+              }
+              if (held.state === 'done') {
+                contextValue.logger.info('idempotent mutation replayed');
+                return replay(held);
+              }
             }
-            if (held.fingerprint !== fingerprint) {
-              return errorResponse(
-                409,
-                new GatewayError(
-                  ErrorCode.CONFLICT,
-                  'This Idempotency-Key was already used for a different request; use a new key for a new request.',
-                  { reason: 'IDEMPOTENCY_KEY_REUSED' },
-                ),
-              );
-            }
-            if (held.state === 'done') {
-              contextValue.logger.info('idempotent mutation replayed');
-              return replay(held);
-            }
-            if (Date.now() + pause > deadline) {
+            // The store could not answer (ask again), or a running request holds the key (wait).
+            const next = answer === 'unavailable' ? CLAIM_RETRY_MS : wait;
+            if (Date.now() + next > deadline || contextValue.gone?.aborted) {
+              if (answer === 'unavailable') return unavailable();
               return errorResponse(
                 409,
                 new GatewayError(
@@ -156,7 +212,7 @@ export function idempotencyPlugin(options: IdempotencyOptions): ApolloServerPlug
                 ),
               );
             }
-            await sleep(pause);
+            await pause(next, contextValue.gone);
           }
         },
 

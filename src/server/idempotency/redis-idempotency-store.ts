@@ -4,17 +4,23 @@
  * releasing checks the holder before deleting (one Lua script), so a slow request whose lock already
  * expired cannot free a key someone else now holds.
  *
- * While Redis is unreachable the store falls back to process memory, and what it keeps there is not
- * forgotten when Redis answers again (a Redis that restarted empty has never seen those keys):
- * - memory is consulted before Redis, so a retry to the replica that answered replays its answer;
- * - a done record in memory is written to Redis as soon as Redis answers (at once on the next use of
- *   its key, and by a background pass once a second while memory holds any), so a retry to another
- *   replica replays it too. Two replicas that both ran a key during the outage (neither could see
- *   the other's record) keep the EARLIER answer in Redis — the one that did the write — and each
- *   replays it from then on.
+ * A key is claimed in Redis or not at all: while Redis is unreachable (on a cluster, while the key's
+ * slot has no master) `claim` rejects and the mutation is refused (idempotency.plugin.ts), since a
+ * claim in this process's memory is one no other replica sees — each would run the write. What a
+ * request claimed in Redis has to tell Redis when it ends is kept until Redis answers again:
+ * - its answer, in memory: replayed by this replica meanwhile, and written to Redis as soon as Redis
+ *   answers (at once on the next use of its key, and by a background pass once a second while any is
+ *   held), so every replica replays it from then on. Should Redis hold another answer for the key by
+ *   then (it came back without the pending record and another replica ran the key), the earlier of
+ *   the two stays, and every replica replays that one;
+ * - its release (nothing was written), retried by the same pass, so that the retry the client was
+ *   told to make does not find the key held until its lock expires.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { RedisConnection } from '../../upstream/redis-connection.ts';
+import { entryBound } from '../../upstream/entry-bound.ts';
+import { createRedisFallback } from '../../upstream/redis-fallback.ts';
 import {
   createMemoryIdempotencyStore,
   type DoneRecord,
@@ -22,10 +28,12 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
 } from './idempotency-store.ts';
-import { createRedisFallback } from '../../upstream/redis-fallback.ts';
 
-/** How often memory-held records are offered to Redis while there are any. */
+/** How often what Redis could not take is offered to it again while there is any. */
 export const WRITE_BACK_INTERVAL_MS = 1_000;
+
+/** Releases kept for Redis at most (past it the oldest key stays held until its lock expires). */
+const MAX_HELD_RELEASES = 50_000;
 
 const RELEASE_IF_OWNER = `
 local current = redis.call('GET', KEYS[1])
@@ -70,19 +78,22 @@ export interface RedisIdempotencyStoreOptions {
   readonly logger: FastifyBaseLogger;
 }
 
-/** An idempotency store in Redis, falling back to process memory while Redis is unreachable. */
+/** An idempotency store in Redis: keys are claimed there only (see above). */
 export function createRedisIdempotencyStore(
   options: RedisIdempotencyStoreOptions,
 ): IdempotencyStore {
   const { connection, logger } = options;
-  /** Records Redis could not take: consulted first, written to Redis when it answers. */
+  /** Answers Redis could not take: consulted first, written to Redis when it answers. */
   const held = createMemoryIdempotencyStore();
+  /** Releases Redis could not take: key → the owner whose pending record to delete. */
+  const releases = new LRUCache<string, string>(entryBound(MAX_HELD_RELEASES));
   const redisKey = (key: string) => `${options.prefix}:idempotency:${key}`;
 
   const either = createRedisFallback({
     usable: () => connection.usable(),
     logger,
-    onDown: 'idempotency store: Redis unavailable, using process memory',
+    onDown:
+      'idempotency store: Redis unavailable, keyed mutations refused and answers kept in memory until it answers',
     onUp: 'idempotency store: back on Redis',
   });
 
@@ -103,7 +114,11 @@ export function createRedisIdempotencyStore(
     return typeof kept === 'string' ? parseRecord(kept) : undefined;
   };
 
-  /** Moves a held record to Redis; returns what Redis now holds for its key (it, or an earlier one). */
+  const releaseInRedis = async (key: string, owner: string) => {
+    await connection.client.eval(RELEASE_IF_OWNER, { keys: [redisKey(key)], arguments: [owner] });
+  };
+
+  /** Moves a held answer to Redis; returns what Redis now holds for its key (it, or an earlier one). */
   const writeBack = async (entry: HeldRecord<DoneRecord>): Promise<IdempotencyRecord> => {
     const earlier = await writeDone(entry.key, entry.record, entry.ttlMs);
     held.forget(entry.key, entry.record);
@@ -112,21 +127,28 @@ export function createRedisIdempotencyStore(
 
   let timer: NodeJS.Timeout | undefined;
   let passing = false;
-  /** One pass over the held records: each done one goes to Redis while Redis answers. */
+  /** One pass over what Redis could not take: each answer and release goes to it while it answers. */
   const writeBackPass = async () => {
     if (passing) return;
     passing = true;
     try {
-      if (held.size === 0) {
+      if (held.size === 0 && releases.size === 0) {
         clearInterval(timer);
         timer = undefined;
         return;
       }
       let written = 0;
-      for (const entry of held.heldDone()) {
+      const owed = [
+        ...held.heldDone().map((entry) => () => writeBack(entry)),
+        ...[...releases.entries()].map(([key, owner]) => async () => {
+          await releaseInRedis(key, owner);
+          if (releases.peek(key) === owner) releases.delete(key);
+        }),
+      ];
+      for (const tell of owed) {
         if (!(await connection.usable())) break;
         try {
-          await writeBack(entry);
+          await tell();
           written += 1;
         } catch {
           // Redis failed again, or (a cluster) this key's slot has no master: the next pass retries.
@@ -135,7 +157,7 @@ export function createRedisIdempotencyStore(
       if (written > 0) {
         logger.info(
           { records: written },
-          'idempotency store: records kept in memory while Redis was unreachable written to Redis',
+          'idempotency store: answers and releases kept while Redis was unreachable written to Redis',
         );
       }
     } finally {
@@ -148,21 +170,14 @@ export function createRedisIdempotencyStore(
     timer.unref();
   };
 
-  /** The held pending record of `owner` for `key`, when its claim was made in memory. */
-  const heldClaimOf = (key: string, owner: string) => {
-    const local = held.peek(key)?.record;
-    return local?.state === 'pending' && local.owner === owner;
-  };
-
   return {
     async claim(key, pending, lockMs) {
-      // Memory first: a record kept there while Redis was unreachable is this key's first answer
-      // (or its request still running), whatever a Redis that came back empty says.
-      const local = held.peek(key);
+      // An answer held here is this key's answer, whatever a Redis that came back empty says.
+      const local = held.peek(key) as HeldRecord<DoneRecord> | undefined;
       if (local) {
-        if (local.record.state === 'done' && (await connection.usable())) {
+        if (await connection.usable()) {
           try {
-            return await writeBack(local as HeldRecord<DoneRecord>);
+            return await writeBack(local);
           } catch {
             // Still unreachable: replayed from memory.
           }
@@ -183,24 +198,10 @@ export function createRedisIdempotencyStore(
           }
           throw new Error('idempotency key kept changing hands');
         },
-        async () => {
-          const existing = await held.claim(key, pending, lockMs);
-          keepWritingBack();
-          return existing;
-        },
+        () => Promise.reject(new Error('Redis is unreachable: the key cannot be claimed')),
       );
     },
     async complete(key, owner, done, ttlMs) {
-      if (heldClaimOf(key, owner)) {
-        // Claimed in memory: completed there, and in Redis already if it answers again.
-        await held.complete(key, owner, done, ttlMs);
-        keepWritingBack();
-        const entry = held.peek(key);
-        if (entry?.record === done && (await connection.usable())) {
-          await writeBack(entry as HeldRecord<DoneRecord>).catch(() => undefined);
-        }
-        return;
-      }
       await either(
         async () => {
           await writeDone(key, done, ttlMs);
@@ -212,15 +213,12 @@ export function createRedisIdempotencyStore(
       );
     },
     async release(key, owner) {
-      if (heldClaimOf(key, owner)) return held.release(key, owner);
-      return either(
+      await either(
+        () => releaseInRedis(key, owner),
         async () => {
-          await connection.client.eval(RELEASE_IF_OWNER, {
-            keys: [redisKey(key)],
-            arguments: [owner],
-          });
+          releases.set(key, owner);
+          keepWritingBack();
         },
-        () => held.release(key, owner),
       );
     },
     close() {

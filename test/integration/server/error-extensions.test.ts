@@ -12,6 +12,7 @@ import { CLIENT_ERROR_CODES, ErrorCode } from '../../../src/errors/error-codes.t
 import { MAX_MESSAGE_LENGTH } from '../../../src/errors/graphql-errors.ts';
 import { CSRF_PROOF_HEADERS } from '../../../src/server/graphql-route/csrf.ts';
 import { startStack, type GqlResult, type Stack } from '../../support/gateway-harness.ts';
+import { freePort } from '../../support/gateway-process.ts';
 import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.ts';
 
 let stack: Stack;
@@ -351,6 +352,32 @@ describe('shutdown', () => {
     } finally {
       release();
       await closed;
+    }
+  });
+});
+
+describe('idempotency without its store', () => {
+  it('a keyed mutation while Redis cannot be reached: 503 IDEMPOTENCY_UNAVAILABLE, nothing sent', async () => {
+    // A gateway of its own whose Redis is a port where nothing listens.
+    const unreachable = await startStack({
+      env: {
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        CREDENTIAL_HMAC_SECRET: 'error-extensions-secret-0123',
+        IDEMPOTENCY_WAIT_MS: '100',
+      },
+    });
+    try {
+      const res = await unreachable.gql(
+        'mutation { createApp(input: { name: "idem-c" }) { job { jobId } } }',
+        undefined,
+        { headers: { 'idempotency-key': 'd00dfeed-4f0e-4c55-9c38-4f8b0c7e2a11' } },
+      );
+      const [error] = await expectErrors(res, 503, 'IDEMPOTENCY_UNAVAILABLE', unreachable.logs);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(error.extensions.retryAfterSec).toBe(1);
+      expect(await unreachable.upstreamCalls()).toBe(0);
+    } finally {
+      await unreachable.close();
     }
   });
 });

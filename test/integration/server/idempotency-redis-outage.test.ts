@@ -1,19 +1,19 @@
 /**
- * Idempotency records across a Redis outage and an empty restart (docs/security.md "Idempotent
+ * Idempotency keys across a Redis outage and an empty restart (docs/security.md "Idempotent
  * mutations", docs/replicas.md): two replicas share a throwaway Redis (killable-redis.ts) that is
- * killed and started again empty, as a Redis without persistence comes back. Writes are counted at
- * the one simulator both replicas call.
+ * killed — nothing listens on its port then — and started again empty, as a Redis without
+ * persistence comes back. Upstream calls are counted at the one simulator both replicas call.
  *
  * Not rerun on the Redis Cluster: it kills its own Redis (the cluster's node loss is
  * test/e2e/upstream/cluster-failover.test.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { createGateway, type Gateway } from '../../../src/server/create-gateway.ts';
 import { createLogger } from '../../../src/server/logger.ts';
-import { until } from '../../support/clock.ts';
+import { deferred, until, type Deferred } from '../../support/clock.ts';
 import { createCsr } from '../../support/csr.ts';
 import { startKillableRedis, type KillableRedis } from '../../support/killable-redis.ts';
 import { testRedisAvailable } from '../../support/redis.ts';
@@ -26,10 +26,24 @@ const BACK_ON_REDIS = 'Redis reachable again';
 const OFF_REDIS = 'Redis unreachable: using local fallbacks';
 const EPOCH_LOST = 'Redis came back without its data';
 const EPOCH_CHECKED = 'Redis epoch checked';
+const WAITING_FOR_STORE = 'idempotency key not claimed: waiting for the store';
+/**
+ * How long a keyed mutation waits for Redis before it is refused: past the replicas' reconnection
+ * to a restarted Redis (their backoff reaches 2 s), short enough for the refusals tested here.
+ */
+const WAIT_MS = 5_000;
+
+interface Answer {
+  readonly status: number;
+  readonly retryAfter: string | null;
+  readonly replayed: boolean;
+  readonly body: any;
+}
 
 interface Replica {
   readonly logs: string[];
-  order(key: string): Promise<{ status: number; replayed: boolean; body: any }>;
+  /** An order, with an `Idempotency-Key` unless `key` is undefined. */
+  order(key: string | undefined): Promise<Answer>;
   /** How many of its log lines contain `text`. */
   logged(text: string): number;
   close(): Promise<void>;
@@ -62,7 +76,7 @@ async function startReplica(upstreamUrl: string, env: Record<string, string>): P
         headers: {
           'content-type': 'application/json',
           authorization: 'Bearer demo-token',
-          'idempotency-key': key,
+          ...(key === undefined ? {} : { 'idempotency-key': key }),
         },
         body: JSON.stringify({
           query: ORDER,
@@ -71,6 +85,7 @@ async function startReplica(upstreamUrl: string, env: Record<string, string>): P
       });
       return {
         status: res.status,
+        retryAfter: res.headers.get('retry-after'),
         replayed: res.headers.get('idempotent-replayed') === 'true',
         body: await res.json(),
       };
@@ -82,31 +97,50 @@ async function startReplica(upstreamUrl: string, env: Record<string, string>): P
 
 let csr: string;
 
-describe.skipIf(!testRedisAvailable)('idempotency records across a Redis outage', () => {
+describe.skipIf(!testRedisAvailable)('idempotency keys across a Redis outage', () => {
   let redis: KillableRedis;
   let sim: RunningSimulator;
   let a: Replica;
   let b: Replica;
   const replicas = () => [a, b];
+  /** While set, the simulator holds every arriving request until it is resolved. */
+  let hold: Deferred<void> | undefined;
+  /** Requests that arrived at the simulator (its own `/__sim/` calls apart). */
+  let arrivals = 0;
 
   beforeAll(async () => {
     csr = await createCsr('www.idempotent-outage.example.com');
     redis = await startKillableRedis();
-    sim = await startSimulator({ ipLimits: false });
+    sim = await startSimulator({
+      ipLimits: false,
+      onArrival: () => {
+        arrivals += 1;
+        return hold?.promise;
+      },
+    });
     const env = {
       REDIS_URL: redis.url,
       CREDENTIAL_HMAC_SECRET: 'shared-secret-of-both-replicas',
       REDIS_KEY_PREFIX: 'idem-outage',
+      IDEMPOTENCY_WAIT_MS: String(WAIT_MS),
     };
     a = await startReplica(sim.url, env);
     b = await startReplica(sim.url, env);
   }, 60_000);
   afterAll(async () => {
+    hold?.resolve();
     await Promise.all([a?.close(), b?.close()]);
     await sim?.close();
     await redis?.stop();
   });
   beforeEach(() => sim.reset());
+  /** Whether a test killed Redis and has not started it again (a failed one leaves it so). */
+  let redisDown = false;
+  afterEach(async () => {
+    hold?.resolve();
+    hold = undefined;
+    if (redisDown) await restartRedisEmpty();
+  });
 
   const writes = async () => (await sim.stats()).byRoute[WRITE] ?? 0;
   const records = async () => {
@@ -129,6 +163,7 @@ describe.skipIf(!testRedisAvailable)('idempotency records across a Redis outage'
   /** Kills Redis and waits until both replicas know it is gone (they are on their fallbacks). */
   async function killRedis(): Promise<void> {
     const before = replicas().map((replica) => replica.logged(OFF_REDIS));
+    redisDown = true;
     await redis.kill();
     await until(
       () => replicas().every((replica, i) => replica.logged(OFF_REDIS) > before[i]!),
@@ -140,57 +175,87 @@ describe.skipIf(!testRedisAvailable)('idempotency records across a Redis outage'
   async function restartRedisEmpty(): Promise<void> {
     const before = replicas().map((replica) => replica.logged(BACK_ON_REDIS));
     await redis.restart();
+    redisDown = false;
     await until(
       () => replicas().every((replica, i) => replica.logged(BACK_ON_REDIS) > before[i]!),
       'both replicas back on Redis',
     );
   }
 
-  it('replays, on the same replica after Redis is back, the answer it gave while Redis was down', async () => {
+  /** The answer refused by name: 503, nothing sent, retry with the same key. */
+  function expectRefused(answer: Answer): void {
+    expect(answer.status).toBe(503);
+    expect(answer.retryAfter).toBe('1');
+    expect(answer.body.data).toBeUndefined();
+    expect(answer.body.errors).toHaveLength(1);
+    expect(answer.body.errors[0].extensions).toMatchObject({
+      code: 'IDEMPOTENCY_UNAVAILABLE',
+      retryAfterSec: 1,
+    });
+    expect(answer.body.errors[0].message).toMatch(/nothing was sent.*same Idempotency-Key/);
+  }
+
+  it('refuses a keyed mutation while Redis is unreachable, sending nothing upstream, and runs one without a key', async () => {
     await killRedis();
     const key = randomUUID();
-    const first = await a.order(key);
-    expect(first.body.data.orderCertificate.certificateId).toMatch(/^cert-/);
-    await restartRedisEmpty();
+    // Before: each replica claimed the key in its own memory, and both wrote.
+    const answers = await Promise.all([a.order(key), b.order(key)]);
+    expect((await sim.stats()).total).toBe(0);
+    answers.forEach(expectRefused);
 
-    const retried = await a.order(key);
-    // Before: the retry claimed the key in the Redis that had never seen it and wrote again.
-    expect(retried.body.data).toEqual(first.body.data);
-    expect(retried.replayed).toBe(true);
+    const unkeyed = await a.order(undefined);
+    expect(unkeyed.status).toBe(200);
+    expect(unkeyed.body.data.orderCertificate.certificateId).toMatch(/^cert-/);
     expect(await writes()).toBe(1);
+    await restartRedisEmpty();
   });
 
-  it('writes a record kept while Redis was down back to Redis, so another replica replays it', async () => {
+  it('waits for Redis, asking again, and runs a keyed mutation once Redis takes its claim; then every replica replays it', async () => {
     await killRedis();
     const key = randomUUID();
-    const first = await a.order(key);
+    const waiting = a.logged(WAITING_FOR_STORE);
+    const answer = a.order(key);
+    await until(() => a.logged(WAITING_FOR_STORE) > waiting, 'the order waiting for Redis');
+    expect(await writes()).toBe(0);
     await restartRedisEmpty();
-    // Before: what A kept in its memory stayed there; Redis never held the key.
-    await until(async () => (await records()).length === 1, 'the record written back to Redis');
 
-    const elsewhere = await b.order(key);
-    expect(elsewhere.body.data).toEqual(first.body.data);
-    expect(elsewhere.replayed).toBe(true);
-    expect(await writes()).toBe(1);
-  });
-
-  it('after Redis is back, replays on every replica the first answer of a key both ran while Redis was down', async () => {
-    await killRedis();
-    const key = randomUUID();
-    const first = await a.order(key);
-    // B has no way to know A's record while Redis is down: it writes too (docs/replicas.md).
-    const second = await b.order(key);
-    expect(second.replayed).toBe(false);
-    expect(await writes()).toBe(2);
-    await restartRedisEmpty();
-    await until(async () => (await records()).length === 1, 'the records written back to Redis');
-
-    for (const replica of [b, a, b]) {
+    // Refused at once instead, the order would have been answered 503 before Redis came back.
+    const ran = await answer;
+    expect(ran.status).toBe(200);
+    expect(ran.replayed).toBe(false);
+    expect(ran.body.data.orderCertificate.certificateId).toMatch(/^cert-/);
+    for (const replica of [b, a]) {
       const retried = await replica.order(key);
-      expect(retried.body.data).toEqual(first.body.data);
       expect(retried.replayed).toBe(true);
+      expect(retried.body.data).toEqual(ran.body.data);
     }
-    expect(await writes()).toBe(2);
+    expect(await writes()).toBe(1);
+  });
+
+  it('keeps the answer of an order running when Redis died: replays it there, refuses it elsewhere, and writes it to Redis when Redis is back', async () => {
+    const key = randomUUID();
+    arrivals = 0;
+    hold = deferred();
+    const answer = a.order(key);
+    await until(() => arrivals === 1, 'the order at the upstream');
+    await killRedis();
+    hold.resolve();
+    const first = await answer;
+    expect(first.body.data.orderCertificate.certificateId).toMatch(/^cert-/);
+
+    const again = await a.order(key);
+    expect(again.replayed).toBe(true);
+    expect(again.body.data).toEqual(first.body.data);
+    expectRefused(await b.order(key));
+    expect(await writes()).toBe(1);
+
+    await restartRedisEmpty();
+    // Before it is written back, B would find the key free in the empty Redis and write again.
+    await until(async () => (await records()).length === 1, 'the answer written back to Redis');
+    const elsewhere = await b.order(key);
+    expect(elsewhere.replayed).toBe(true);
+    expect(elsewhere.body.data).toEqual(first.body.data);
+    expect(await writes()).toBe(1);
   });
 
   it('warns once per replica when Redis comes back empty, and a retry of a key written before runs again', async () => {
