@@ -169,14 +169,6 @@ const ConfigSchema = z.object({
   REDIS_COMMAND_TIMEOUT_MS: int(10, 10_000)
     .default(200)
     .describe('A Redis command slower than this counts as Redis being unreachable.'),
-  REDIS_DOWN_BUDGET_SHARE: z.coerce
-    .number()
-    .gt(0)
-    .max(1)
-    .default(0.25)
-    .describe(
-      "While Redis is unreachable each replica limits itself to this share of every budget (credential and route class), still corrected by the upstream's RateLimit headers. Set it to at most 1 / replicas so that the replicas together stay within the budget.",
-    ),
   UPSTREAM_DEADLINE_MS: int(100, 120_000)
     .default(10_000)
     .describe('Whole-operation deadline for one upstream call, retries included.'),
@@ -431,6 +423,19 @@ export class ConfigError extends Error {
  * Parses the environment. Empty strings count as unset, so `FOO=` in a shell means "default".
  * Throws {@link ConfigError} naming every bad variable.
  */
+/** Variables an earlier version read and this one ignores: what replaced each (logged at start). */
+export const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
+  REDIS_DOWN_BUDGET_SHARE:
+    'no longer read: while Redis is unreachable each replica spends only the tokens its leases hold (docs/replicas.md)',
+};
+
+/** The retired variables set in `env`, each with what replaced it. */
+export function retiredVariablesIn(env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.entries(RETIRED_VARIABLES)
+    .filter(([name]) => env[name] !== undefined && env[name] !== '')
+    .map(([name, replacement]) => `${name} is ${replacement}`);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(
     Object.keys(ConfigSchema.shape)

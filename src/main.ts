@@ -25,7 +25,7 @@ enableCompileCache(
   fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),
 );
 const { default: closeWithGrace } = await import('close-with-grace');
-const { ConfigError, loadConfig, startedByNpm } = await import('./config.ts');
+const { ConfigError, loadConfig, retiredVariablesIn, startedByNpm } = await import('./config.ts');
 const { createLogger, linesWritten } = await import('./server/logger.ts');
 const { onShutdownSignals } = await import('./server/shutdown/shutdown-signals.ts');
 
@@ -75,6 +75,7 @@ const gateway = await createGateway(config, logger, embedded?.url ?? config.UPST
     process.exit(1);
   },
 );
+for (const retired of retiredVariablesIn()) logger.warn(retired);
 if (embedded) {
   logger.warn({ upstream: embedded.url }, 'serving the embedded upstream simulator (fake data)');
   // UPSTREAM=embedded said so on purpose (config.ts refuses the guess): one process, not replicas.

@@ -23,14 +23,7 @@ import { createCrossReplicaFlight, type CrossReplicaFlight } from './cross-repli
 import { createFallbackUpstreamCache } from './fallback-upstream-cache.ts';
 import { createTransport } from './http-transport.ts';
 import { createMemoryBucketStore } from './memory-bucket-store.ts';
-import {
-  createLeasedBucketStore,
-  newReplicaName,
-  type LeasedBucketStore,
-} from './leased-bucket-store.ts';
-import { createRedisLeases } from './redis-leases.ts';
-import { listenToChannel } from './redis-channel.ts';
-import { createRedisRouteClasses } from './redis-route-classes.ts';
+import { createSharedBuckets } from './shared-buckets.ts';
 import type { RedisConnection } from './redis-connection.ts';
 import { createUpstreamCache, type UpstreamCache } from './upstream-cache.ts';
 import { assembleLayers, type UpstreamLayer } from './upstream-layers.ts';
@@ -38,7 +31,7 @@ import { createRouteLookup } from './route-lookup.ts';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 import { createSecondSightAdmission } from './second-sight-admission.ts';
 import { createSingleflight } from './singleflight.ts';
-import { STALE_AFTER_MS, createTokenBucketLimiter, type BucketStore } from './token-bucket.ts';
+import { createTokenBucketLimiter, type BucketStore } from './token-bucket.ts';
 import { createUpstreamClient, type UpstreamClient } from './upstream-client.ts';
 import { createBreakerTransport } from './breaker-transport.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
@@ -109,45 +102,10 @@ export async function createUpstreamStack(
     writeReserveShare: config.UPSTREAM_WRITE_RESERVE_SHARE,
   };
   const clock = observers.now ? { now: observers.now } : {};
-  /** Where a replica asks the others to give back a credential's tokens (its HMAC id). */
-  const recallChannel = `${config.REDIS_KEY_PREFIX}:leases:recall`;
-  const localBuckets = createMemoryBucketStore({ budget, ...clock });
-  const leased: LeasedBucketStore | undefined = redis
-    ? createLeasedBucketStore({
-        leases: createRedisLeases({
-          client: redis.client,
-          prefix: config.REDIS_KEY_PREFIX,
-          capacity: budget.capacity,
-          windowMs: budget.windowMs,
-          writeReserveShare: budget.writeReserveShare,
-          staleAfterMs: STALE_AFTER_MS,
-          replica: newReplicaName(),
-          ...clock,
-        }),
-        classes: createRedisRouteClasses({
-          client: redis.client,
-          prefix: config.REDIS_KEY_PREFIX,
-          ...clock,
-        }),
-        local: localBuckets,
-        budget,
-        recall: (credentialId) =>
-          void redis.publish(recallChannel, credentialId).catch(() => undefined),
-        usable: () => redis.usable(),
-        ...clock,
-        onRedisError: (error) =>
-          log.warn(
-            { err: error instanceof Error ? { message: error.message } : undefined },
-            'token leases: Redis unavailable, each replica spends only the tokens it holds',
-          ),
-        onRedisBack: () => log.info('token leases: back on the shared Redis buckets'),
-      })
+  const shared = redis
+    ? createSharedBuckets({ redis, budget, prefix: config.REDIS_KEY_PREFIX, logger: log, ...clock })
     : undefined;
-  const bucketStore: BucketStore = leased ?? localBuckets;
-  const recalls =
-    redis && leased
-      ? listenToChannel(redis, recallChannel, (credentialId) => leased.recalled(credentialId))
-      : undefined;
+  const bucketStore: BucketStore = shared?.store ?? createMemoryBucketStore({ budget, ...clock });
   const limiter = createTokenBucketLimiter({
     store: bucketStore,
     maxWaitMs: config.UPSTREAM_BUCKET_WAIT_MS,
@@ -313,8 +271,7 @@ export async function createUpstreamStack(
     async close() {
       await client.close();
       // What this replica holds goes back to the others before the connection closes.
-      await leased?.giveBackAll();
-      await recalls?.close();
+      await shared?.close();
       await acrossReplicas?.close();
       await redis?.close();
     },

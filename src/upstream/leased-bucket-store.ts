@@ -44,6 +44,12 @@ const MAX_RUNS_PER_CALL = 8;
 /** A name for this process in the leases hash: unique, and nothing about the host. */
 export const newReplicaName = (): string => randomBytes(8).toString('hex');
 
+/** A run's reply, and whether it asked for calls waiting (a renewal ahead of need does not). */
+interface RunOutcome {
+  readonly reply: LeaseReply;
+  readonly forWaiting: boolean;
+}
+
 interface Held {
   /** Tokens held and not spent, of the lease that ends at `endsAt` (this replica's clock). */
   held: number;
@@ -54,6 +60,8 @@ interface Held {
   debt: number;
   /** What the shared bucket had left after the last run, its capacity, and when its window ends. */
   sharedLeft: number;
+  /** When a token above the last asker's floor is free in the shared bucket. */
+  freeAt: number;
   cap: number;
   resetAt: number;
   othersHeld: number;
@@ -69,7 +77,7 @@ interface Held {
   /** When the answer's reset and block end, on this replica's clock. */
   answerResetAt: number | undefined;
   answerBlockUntil: number | undefined;
-  running: Promise<LeaseReply> | undefined;
+  running: Promise<RunOutcome> | undefined;
 }
 
 export interface LeasedBucketStoreOptions {
@@ -118,6 +126,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         unsettled: 0,
         debt: 0,
         sharedLeft: budget.capacity,
+        freeAt: 0,
         cap: budget.capacity,
         resetAt: 0,
         othersHeld: 0,
@@ -173,6 +182,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
     entry.sharedLeft = reply.sharedLeft;
     entry.cap = reply.cap;
     entry.resetAt = now() + reply.resetMs;
+    entry.freeAt = now() + reply.waitMs;
     entry.othersHeld = reply.othersHeld;
     entry.plentiful = reply.plentiful;
   };
@@ -183,7 +193,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
     entry: Held,
     floor: number,
     giveBack = false,
-  ): Promise<LeaseReply> => {
+  ): Promise<RunOutcome> => {
     if (entry.running) return entry.running;
     const running = (async () => {
       if (!(await options.usable())) throw new Error('Redis cannot be reached');
@@ -197,6 +207,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         config,
       );
       const answer = entry.answer;
+      const waiting = giveBack ? 0 : entry.waiting;
       const unsettled = entry.unsettled;
       const debt = entry.debt;
       const reply = await leases.lease(credentialId, {
@@ -205,7 +216,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         held: live ? entry.held : unsettled,
         live,
         floor,
-        waiting: giveBack ? 0 : entry.waiting,
+        waiting,
         durationMs: giveBack ? 0 : durationMs,
         debt,
         ...(answer
@@ -235,7 +246,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       if (!live) entry.unsettled -= unsettled;
       entry.debt -= debt;
       apply(entry, reply, sentAt, reportedLive);
-      return reply;
+      return { reply, forWaiting: waiting > 0 };
     })();
     entry.running = running;
     const done = () => {
@@ -273,7 +284,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
    */
   const refusal = (entry: Held, floor: number): TakeVerdict => {
     const reserve = floor > 0 && entry.sharedLeft >= 1;
-    return denied(entry, reserve ? 'reserve' : 'credential', Math.max(1, entry.resetAt - now()));
+    return denied(entry, reserve ? 'reserve' : 'credential', Math.max(1, entry.freeAt - now()));
   };
 
   const sharedClass = (routeClass: RouteClass | undefined): routeClass is RouteClass =>
@@ -290,16 +301,18 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       for (let runs = 0; !maySpend(entry, now(), floor); runs += 1) {
         if (runs === MAX_RUNS_PER_CALL) return refusal(entry, floor);
         entry.waiting += 1;
-        let reply: LeaseReply;
+        let outcome: RunOutcome;
         try {
-          reply = await runLease(credentialId, entry, floor);
+          outcome = await runLease(credentialId, entry, floor);
         } catch {
           return denied(entry, 'shared-budget', LEASE_POLL_MS);
         } finally {
           entry.waiting -= 1;
         }
         endIfOver(entry, now());
-        if (reply.grant === 0 && !maySpend(entry, now(), floor)) {
+        const { reply } = outcome;
+        // A renewal ahead of need asks for no call waiting: the call joined it, and asks again.
+        if (outcome.forWaiting && reply.grant === 0 && !maySpend(entry, now(), floor)) {
           // Nothing granted: no room above this call's floor but what other replicas hold. What
           // they do not spend comes back when they are asked; until then the call asks again.
           if (reply.othersHeld < 1) return refusal(entry, floor);
@@ -368,7 +381,12 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       }
       const credentialBlock = correction.blockMs !== undefined && !correction.blockRouteClass;
       if (credentialBlock) entry.held = 0;
-      if (correction.remaining !== undefined || correction.limit !== undefined || credentialBlock) {
+      const answered =
+        correction.remaining !== undefined ||
+        correction.limit !== undefined ||
+        correction.resetMs !== undefined ||
+        credentialBlock;
+      if (answered) {
         entry.answer = {
           ...(correction.limit === undefined ? {} : { limit: correction.limit }),
           ...(correction.remaining === undefined || credentialBlock
@@ -406,17 +424,21 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
 
     async peek(credentialId) {
       const entry = heldOf(credentialId);
+      // This replica's own view knows the answers it has not reported yet.
+      const own = await local.peek(credentialId);
       try {
-        if (!(await options.usable())) throw new Error('Redis cannot be reached');
+        if (!(await options.usable())) return own;
         const reply = await leases.peek(credentialId);
+        const remaining = reply.sharedLeft + reply.othersHeld + entry.held;
+        if (own.remaining < remaining) return own;
         return {
           limit: reply.cap,
-          remaining: reply.sharedLeft + reply.othersHeld + entry.held,
+          remaining,
           resetSec: Math.ceil(reply.resetMs / 1000),
           writeReserve: reservedCalls(reply.cap, reserveShareOf('read', writeReserveShare)),
         };
       } catch {
-        return local.peek(credentialId);
+        return own;
       } finally {
         forget(credentialId, entry);
       }

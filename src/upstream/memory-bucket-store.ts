@@ -1,7 +1,7 @@
 /**
- * Token buckets in this process's memory: the store of a single replica without `REDIS_URL`, and
- * each replica's fallback while Redis is unreachable (then with `share` < 1, see
- * `fallback-bucket-store.ts`). Same algorithm as the Redis Lua script (`token-bucket.ts`).
+ * Token buckets in this process's memory: the store of a single replica without Redis, and with
+ * Redis each replica's own view under its leases (`leased-bucket-store.ts`): its send window, its
+ * priorities, its route classes, corrected by the upstream's answers (`token-bucket.ts`).
  */
 import { LRUCache } from 'lru-cache';
 import { entryBound } from './entry-bound.ts';
@@ -17,7 +17,6 @@ import {
   newBucket,
   newTicket,
   refillBucket,
-  shareOf,
   snapshotOf,
   type BucketState,
   type BucketStore,
@@ -27,8 +26,6 @@ import {
 
 export interface MemoryBucketStoreOptions {
   readonly budget: CredentialBudget;
-  /** Share of every limit this store may hand out (1 = all of it). */
-  readonly share?: number;
   readonly now?: () => number;
   /** Credentials remembered at once; the least recently used is forgotten past this. */
   readonly maxCredentials?: number;
@@ -48,21 +45,8 @@ interface ClassLog {
   readonly unproven: Map<string, number>;
 }
 
-/** A store that can also follow a shared store while the shared one is in use. */
+/** What the leased store needs of a replica's own buckets besides the calls. */
 export interface LocalBucketStore extends BucketStore {
-  /**
-   * What the shared bucket said was left after one of this replica's calls: this store then holds
-   * no more than its share of it. Other replicas' calls lower the shared bucket, not this one, so
-   * without this a replica would fall back to its share of an older, larger view. Neither a call
-   * nor an answer of the upstream: the view's freshness and send window are left as they were.
-   */
-  followShared(credentialId: string, remaining: number): void;
-  /**
-   * Every view becomes stale, so each credential's next call is a probe whose answer sets its view
-   * again: at a switch from the shared store, what this replica last saw may already be spent by the
-   * others' calls in flight.
-   */
-  forgetFreshness(): void;
   /**
    * A call this store allowed that did not go out after all (a check after this store's said no):
    * its token, its place in the send window and in its class's logs come back.
@@ -89,9 +73,8 @@ function expireLeases(leases: Map<string, number>, at: number): number {
 
 export function createMemoryBucketStore(options: MemoryBucketStoreOptions): LocalBucketStore {
   const now = options.now ?? Date.now;
-  const share = options.share ?? 1;
-  const capacity = shareOf(options.budget.capacity, share);
-  const localBudget = { ...options.budget, capacity };
+  const capacity = options.budget.capacity;
+  const localBudget = options.budget;
   const credentials = new LRUCache<string, Credential>(
     entryBound(options.maxCredentials ?? 100_000),
   );
@@ -138,7 +121,7 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
     at: number,
     priority: CallPriority,
   ): { log: ClassLog; limit: number }[] => {
-    const limit = shareOf(routeClass.limit, share);
+    const { limit } = routeClass;
     const windows = [
       { log: classLogOf(credentialId, routeClass, at), limit: classRoomOf(limit, priority) },
     ];
@@ -235,15 +218,7 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
         state,
         at,
         localBudget,
-        {
-          ...correction,
-          // A share of the upstream's limit and of what it says is left: the other replicas hold
-          // the rest (late in a window, a share of the capacity could be more than is left).
-          ...(correction.limit === undefined ? {} : { limit: shareOf(correction.limit, share) }),
-          ...(correction.remaining === undefined || share >= 1
-            ? {}
-            : { remaining: Math.floor(correction.remaining * share) }),
-        },
+        correction,
         inFlight.size + answered,
         // The call was taken a lease before its lease's end: its round trip.
         leaseEnd === undefined ? undefined : at - (leaseEnd - CALL_LEASE_MS),
@@ -283,18 +258,6 @@ export function createMemoryBucketStore(options: MemoryBucketStoreOptions): Loca
     },
 
     answered: (credentialId) => (credentials.get(credentialId)?.state.freshUntil ?? 0) !== 0,
-
-    forgetFreshness() {
-      for (const { state } of credentials.values()) {
-        // Stale, not unproven: 0 would mean the upstream never answered this credential.
-        if (state.freshUntil > 1) state.freshUntil = 1;
-      }
-    },
-
-    followShared(credentialId, remaining) {
-      const { state } = credentialAt(credentialId, now());
-      state.tokens = Math.min(state.tokens, Math.max(0, Math.floor(remaining * share)));
-    },
 
     async peek(credentialId) {
       const at = now();

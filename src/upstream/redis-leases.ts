@@ -209,15 +209,20 @@ if op ~= 'peek' then
   redis.call('PEXPIRE', KEYS[1], math.ceil(ttl))
 end
 
-local resetIn = 0
+-- Until the window's end; never answered, until the bucket is full (a full one: a whole window,
+-- which the next call starts). And the wait until a token above the asker's floor is free.
+local resetIn = windowMs
+local waitIn = 0
 if resetAt > 0 then
   resetIn = resetAt - now
+  waitIn = resetIn
 elseif tokens < cap then
   resetIn = math.ceil((cap - tokens) * windowMs / math.max(1, cap))
+  waitIn = math.ceil(math.max(0, floor + 1 - tokens) * windowMs / math.max(1, cap))
 end
 local freshFlag = 0
 if fresh then freshFlag = 1 end
-return { grant, carried, math.floor(math.max(0, tokens)), cap, math.max(0, math.ceil(resetIn)), durationMs, freshFlag, plentiful, othersHeld, freshUntil == 0 and 1 or 0 }
+return { grant, carried, math.floor(math.max(0, tokens)), cap, math.max(0, math.ceil(resetIn)), durationMs, freshFlag, plentiful, othersHeld, freshUntil == 0 and 1 or 0, math.max(0, math.ceil(waitIn)) }
 `;
 
 const LEASE_SHA = createHash('sha1').update(LEASE_LUA).digest('hex');
@@ -269,6 +274,8 @@ export interface LeaseReply {
   readonly othersHeld: number;
   /** The upstream never answered this credential. */
   readonly neverAnswered: boolean;
+  /** Until a token above the asker's floor is free in the shared bucket (ms; 0: now). */
+  readonly waitMs: number;
 }
 
 export interface RedisLeasesOptions {
@@ -292,7 +299,19 @@ export interface RedisLeases {
   peek(credentialId: string): Promise<LeaseReply>;
 }
 
-type Reply = [number, number, number, number, number, number, number, number, number, number];
+type Reply = [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
 
 export function createRedisLeases(options: RedisLeasesOptions): RedisLeases {
   const { client, prefix } = options;
@@ -351,6 +370,7 @@ export function createRedisLeases(options: RedisLeasesOptions): RedisLeases {
       plentiful: Number(reply[7]) === 1,
       othersHeld: Number(reply[8]),
       neverAnswered: Number(reply[9]) === 1,
+      waitMs: Number(reply[10]),
     };
   };
 

@@ -17,12 +17,11 @@ import { createCachedUpstreamClient } from '../../src/upstream/cached-upstream-c
 import { createCrossReplicaFlight } from '../../src/upstream/cross-replica-flight.ts';
 import { createRouteLookup } from '../../src/upstream/route-lookup.ts';
 import { createCredentialFactory } from '../../src/upstream/credential.ts';
-import { createFallbackBucketStore } from '../../src/upstream/fallback-bucket-store.ts';
 import { createMemoryBucketStore } from '../../src/upstream/memory-bucket-store.ts';
-import { createRedisBucketStore } from '../../src/upstream/redis-bucket-store.ts';
 import { createRedisConnection } from '../../src/upstream/redis-connection.ts';
 import { freezeDeep } from '../../src/upstream/frozen-value.ts';
 import { createUpstreamCache } from '../../src/upstream/upstream-cache.ts';
+import { createSharedBuckets } from '../../src/upstream/shared-buckets.ts';
 import { createSingleflight } from '../../src/upstream/singleflight.ts';
 import { createTokenBucketLimiter, type BucketStore } from '../../src/upstream/token-bucket.ts';
 import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/upstream-call.ts';
@@ -139,14 +138,13 @@ export async function limiterRedisUs(url: string, prefix: string): Promise<numbe
   try {
     if (!(await connection.usable())) return NaN;
     const budget = { capacity: 1_000_000_000, windowMs: 1_399_000 };
-    // As in a gateway: Redis behind the fallback store.
-    const store = createFallbackBucketStore({
-      primary: createRedisBucketStore({ client: connection.client, budget, prefix }),
-      fallback: createMemoryBucketStore({ budget, share: 0.25 }),
-      usable: () => connection.usable(),
-      logger: silent,
-    });
-    return await limiterUs(store, 3_000);
+    // As in a gateway: the replica's buckets under leases of the shared ones.
+    const shared = createSharedBuckets({ redis: connection, budget, prefix, logger: silent });
+    try {
+      return await limiterUs(shared.store, 3_000);
+    } finally {
+      await shared.close();
+    }
   } finally {
     await connection.close();
   }

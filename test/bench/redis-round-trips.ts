@@ -16,11 +16,13 @@ import { HIT_QUERY } from './journey.ts';
 const HOUSEKEEPING =
   /^(info|cluster|ping|client|hello|select|readonly|command|auth|replconf)(\|.*)?$/;
 /**
- * Redis counts the commands a script runs as well as the script's EVALSHA: the ones the token-bucket
- * script calls are left out (a query sends none of them itself), so each EVALSHA counts once.
+ * Redis counts the commands a script runs as well as the script's EVALSHA: the ones the lease and
+ * route-class scripts call are left out (a query sends none of them itself), so each EVALSHA counts once.
  */
 const INSIDE_SCRIPTS = new Set([
   'time',
+  'hgetall',
+  'hdel',
   'hmget',
   'hset',
   'zremrangebyscore',

@@ -523,6 +523,8 @@ async function main(): Promise<void> {
     const coldScreens = await measureColdScreens(COLD_LATENCIES_MS, 5);
     const drain = await measureDrain();
     const trips = (row: RoundTripRow | undefined) => (row ? fixed(row.total, 2) : '–');
+    const scriptsPerCall = (row: RoundTripRow | undefined) =>
+      row ? fixed(row.byCommand.find(([name]) => name === 'evalsha')?.[1] ?? 0, 2) : '–';
     const breakdown = (row: RoundTripRow | undefined) =>
       row ? row.byCommand.map(([name, calls]) => `${name} ${fixed(calls, 2)}`).join(', ') : '–';
 
@@ -586,7 +588,7 @@ async function main(): Promise<void> {
         `CPU per request ${pct(((on.cpuPerRequest ?? NaN) / (off.cpuPerRequest ?? NaN) - 1) * 100)}`,
       `   the limiter alone, per upstream call (take + correction): memory ${fixed(limiterMemUs)} µs` +
         (withRedis
-          ? `, Redis ${fixed(limiterRedis)} µs (two Lua EVALSHAs per call: the take, and the answer that ends its place in the send window)`
+          ? `, Redis ${fixed(limiterRedis)} µs (leases: one Lua EVALSHA per lease of several calls, renewed ahead of need)`
           : ''),
       ...(withRedis
         ? [
@@ -650,8 +652,9 @@ async function main(): Promise<void> {
       '',
       `   one Redis: hit ${breakdown(roundTrips.single?.hit)}; call ${breakdown(roundTrips.single?.miss)}; shared class ${breakdown(roundTrips.single?.sharedClass)}`,
       `   cluster: hit ${breakdown(roundTrips.cluster?.hit)}; call ${breakdown(roundTrips.cluster?.miss)}; shared class ${breakdown(roundTrips.cluster?.sharedClass)}`,
-      `   (on a cluster a call of a shared route class runs the credential's script and the class's,`,
-      `   two slots: docs/redis.md)`,
+      `   budget scripts (EVALSHA) per upstream call, one call per request: one Redis ${scriptsPerCall(roundTrips.single?.miss)}, ` +
+        `cluster ${scriptsPerCall(roundTrips.cluster?.miss)} (target ≤ 0.25; a lease serves several calls)`,
+      `   (a call of a shared route class also runs the class's script, in the class's slot: docs/redis.md)`,
       ...(roundTrips.note ? [`   not measured: ${roundTrips.note}`] : []),
       '',
       `h. @defer: a dashboard whose deployments (the one slow route, 300 ms) are deferred, 5 cold runs`,

@@ -1,15 +1,17 @@
 /**
  * A slot moving from one master to another under the gateway's connection (the `cluster` project
- * only): the credential's bucket, in that slot, keeps working through the move. The cluster client
- * follows the MOVED answer of the old master to the new one, and the script runs there (EVAL when
- * that node has never run it), on the keys MIGRATE carried over: nothing of the bucket is lost.
+ * only): the credential's bucket and leases, in that slot, keep working through the move. The
+ * cluster client follows the MOVED answer of the old master to the new one, and the lease script
+ * runs there (EVAL when that node has never run it), on the keys MIGRATE carried over: nothing of
+ * the bucket is lost.
  */
 import { describe, expect, it } from 'vitest';
-import { createRedisBucketStore } from '../../src/upstream/redis-bucket-store.ts';
+import { createSharedBuckets } from '../../src/upstream/shared-buckets.ts';
 import { masterOfSlot, nodeSays } from '../support/redis-cluster-launcher.ts';
 import {
   REDIS_CLUSTER_NODES,
   flushScripts,
+  silentLogger,
   testPrefix,
   testRedisAvailable,
   useTestRedis,
@@ -46,26 +48,30 @@ describe.skipIf(!testRedisAvailable)('a slot moving to another master', () => {
   const redis = useTestRedis(prefix);
 
   it("follows the credential's bucket to its new master, with what it held", async () => {
-    const store = createRedisBucketStore({
-      client: redis.connection().client,
-      cluster: true,
+    const shared = createSharedBuckets({
+      redis: redis.connection(),
       budget: { capacity: 10, windowMs: 600_000 },
       prefix,
+      logger: silentLogger,
     });
+    const { store } = shared;
     const credentialId = `moving-${prefix}`;
+    // The upstream said all 10 are left; the take leases some of them, and spends one.
+    await store.correct(credentialId, undefined, { limit: 10, remaining: 10, resetMs: 600_000 });
     const first = await store.take(credentialId, undefined);
-    await store.correct(credentialId, undefined, { ticket: first.ticket, remaining: 7 });
+    expect(first.allowed).toBe(true);
     const slot = Number(await say(ports[0]!, 'CLUSTER', 'KEYSLOT', `{${credentialId}}`));
 
     const { from, to } = await moveSlot(slot);
     expect(to).not.toBe(from);
     await flushScripts(redis.admin());
 
-    // The old master answers MOVED; the take runs on the new one, on the bucket MIGRATE moved.
-    const second = await store.take(credentialId, undefined);
-    expect(second).toMatchObject({ allowed: true, budget: { remaining: 6 } });
+    // The old master answers MOVED; the give-back runs on the new one, on the keys MIGRATE moved:
+    // what the lease did not spend comes back, the call it spent stays spent.
+    await shared.close();
     // Asked of the new master itself (a node that does not own the slot answers MOVED).
     const tokens = await say(to, 'HGET', `${prefix}:bucket:{${credentialId}}`, 'tokens');
-    expect(Math.floor(Number(tokens))).toBe(6);
+    expect(Math.floor(Number(tokens))).toBe(9);
+    expect(await say(to, 'HLEN', `${prefix}:leases:{${credentialId}}`)).toBe('0');
   });
 });

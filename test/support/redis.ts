@@ -224,12 +224,11 @@ export async function drainKeys(prefix: string): Promise<Array<{ key: string; va
 }
 
 /** A gateway connection to the test Redis (as the upstream stack opens it), once it is usable. */
+/** A logger that writes nothing, for the gateway parts a test builds by hand. */
+export const silentLogger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+
 export async function openTestConnection(): Promise<RedisConnection> {
-  const options = {
-    connectTimeoutMs: 1_000,
-    commandTimeoutMs: 500,
-    logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
-  };
+  const options = { connectTimeoutMs: 1_000, commandTimeoutMs: 500, logger: silentLogger };
   const connection =
     REDIS_MODE === 'cluster'
       ? createRedisClusterConnection({ nodes: REDIS_CLUSTER_NODES.split(','), ...options })

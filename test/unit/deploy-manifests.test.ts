@@ -54,8 +54,6 @@ describe('the Kubernetes example', () => {
     expect(Object.keys(env).filter((name) => !(name in CONFIG_VARIABLES))).toEqual([]);
     const config = loadConfig(env);
     expect(config.REDIS_URL).toBeDefined();
-    // Each replica's share while Redis is down: together they stay within the budget.
-    expect(config.REDIS_DOWN_BUDGET_SHARE * deployment.spec.replicas).toBeLessThanOrEqual(1);
   });
 
   it('probes the routes the gateway serves, on the port it listens on', () => {

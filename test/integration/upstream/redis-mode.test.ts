@@ -147,6 +147,8 @@ describe('Redis unreachable', () => {
       limiter: 'SHARED_BUDGET',
     });
     expect(await stack.upstreamCalls()).toBe(0);
-    expect(stack.logs.filter((line) => line.includes('token leases: Redis unavailable'))).toHaveLength(1);
+    expect(
+      stack.logs.filter((line) => line.includes('token leases: Redis unavailable')),
+    ).toHaveLength(1);
   });
 });

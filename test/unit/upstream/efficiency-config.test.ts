@@ -1,6 +1,6 @@
 /** The configuration of the efficiency layers (src/config.ts). */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { ConfigError, loadConfig, retiredVariablesIn } from '../../../src/config.ts';
 
 describe('efficiency configuration', () => {
   it('has safe defaults', () => {
@@ -12,7 +12,6 @@ describe('efficiency configuration', () => {
       CACHE_MAX_BYTES: 32 * 1024 * 1024,
       CACHE_STALE_MAX_AGE_SEC: 600,
       REDIS_KEY_PREFIX: 'weft',
-      REDIS_DOWN_BUDGET_SHARE: 0.25,
     });
   });
 
@@ -25,8 +24,7 @@ describe('efficiency configuration', () => {
 
   it('names bad values', () => {
     for (const env of [
-      { REDIS_DOWN_BUDGET_SHARE: '0' },
-      { REDIS_DOWN_BUDGET_SHARE: '1.5' },
+      { UPSTREAM_WRITE_RESERVE_SHARE: '1.5' },
       { CACHE_TTL_OVERRIDES: 'app=five' },
       { REDIS_KEY_PREFIX: 'has space' },
       { UPSTREAM_CACHE: 'maybe' },
@@ -37,5 +35,12 @@ describe('efficiency configuration', () => {
       ['app', 5],
       ['store', 0],
     ]);
+  });
+
+  it('names a retired variable still set, and what replaced it', () => {
+    expect(retiredVariablesIn({ REDIS_DOWN_BUDGET_SHARE: '0.25' })).toEqual([
+      expect.stringMatching(/^REDIS_DOWN_BUDGET_SHARE is no longer read: .*leases/),
+    ]);
+    expect(retiredVariablesIn({})).toEqual([]);
   });
 });

@@ -1,13 +1,15 @@
 /**
- * The token bucket algorithm, run against both stores: memory and Redis (one Lua script, on Redis
- * TIME unless the caller gives the time). Same cases, on a clock each test moves itself.
+ * The token bucket algorithm, run against both stores: memory, and the leased store of replicas
+ * sharing Redis (a replica's own memory store under leases of the shared bucket, one Lua script, on
+ * Redis TIME unless the caller gives the time). Same cases, on a clock each test moves itself.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/errors/error-codes.ts';
 import { GatewayError } from '../../../src/errors/gateway-errors.ts';
 import type { CallPriority } from '../../../src/upstream/call-priority.ts';
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
-import { createRedisBucketStore } from '../../../src/upstream/redis-bucket-store.ts';
+import type { RedisConnection } from '../../../src/upstream/redis-connection.ts';
+import { createSharedBuckets } from '../../../src/upstream/shared-buckets.ts';
 import {
   CALL_LEASE_MS,
   CONFIRMED_WINDOW,
@@ -28,18 +30,15 @@ import {
 } from '../../../src/upstream/token-bucket.ts';
 import { manualClock, until, type ManualClock } from '../../support/clock.ts';
 import {
-  REDIS_MODE,
   flushScripts,
   keysUnder,
   openTestConnection,
   redisTimeSec,
+  silentLogger,
   testPrefix,
   testRedisAvailable,
   useTestRedis,
 } from '../../support/redis.ts';
-
-/** On a cluster, the store runs a shared class's part in its own slot. */
-const cluster = REDIS_MODE === 'cluster';
 
 const CLASS: RouteClass = { name: 'test-class', limit: 3, windowMs: 60_000, perCredential: false };
 const PER_CREDENTIAL: RouteClass = { ...CLASS, name: 'per-cred', perCredential: true };
@@ -47,11 +46,7 @@ const PER_CREDENTIAL: RouteClass = { ...CLASS, name: 'per-cred', perCredential: 
 let n = 0;
 const fresh = () => `cred-${process.pid}-${Date.now()}-${(n += 1)}`;
 
-type StoreFactory = (
-  budget: CredentialBudget,
-  share: number | undefined,
-  now: () => number,
-) => BucketStore;
+type StoreFactory = (budget: CredentialBudget, now: () => number) => BucketStore;
 
 /**
  * A credential the upstream has answered (an answer without RateLimit headers): its view is fresh,
@@ -119,8 +114,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
     beforeEach(() => {
       clock = manualClock();
     });
-    const make = (budget: CredentialBudget, share?: number) =>
-      factory()(budget, share, () => clock.now());
+    const make = (budget: CredentialBudget) => factory()(budget, () => clock.now());
 
     it('gives the capacity, then refuses with the wait for the next token', async () => {
       const store = make({ capacity: 5, windowMs: 60_000 });
@@ -585,14 +579,6 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect(counts).toEqual([90, 5, 5]);
     });
 
-    it('hands out only its share of every limit', async () => {
-      const store = make({ capacity: 40, windowMs: 60_000 }, 0.25);
-      const id = await known(store);
-      const verdicts = await callN(store, id, 11);
-      expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
-      expect(verdicts[0]?.budget.limit).toBe(10);
-    });
-
     it('lets a stale view out again once the known window has ended, one call at a time', async () => {
       const store = make({ capacity: 100, windowMs: 60_000 });
       const id = await known(store);
@@ -626,139 +612,116 @@ function bucketCases(name: string, factory: () => StoreFactory) {
   });
 }
 
-bucketCases(
-  'memory',
-  () => (budget, share, now) => createMemoryBucketStore({ budget, share, now }),
-);
+bucketCases('memory', () => (budget, now) => createMemoryBucketStore({ budget, now }));
 
-describe('a fallback share', () => {
-  it('applies to what the upstream says is left, not only to the capacity', async () => {
-    // Redis died late in a window: 8 calls left for everyone, this replica's share is a quarter.
-    const store = createMemoryBucketStore({
-      budget: { capacity: 600, windowMs: 60_000 },
-      share: 0.25,
-    });
-    const id = fresh();
-    await store.correct(id, undefined, { limit: 600, remaining: 8, resetMs: 30_000 });
-    const verdicts = await callN(store, id, 3);
-    expect(verdicts.map((v) => v.allowed)).toEqual([true, true, false]);
-    expect(verdicts[2]?.deniedBy).toBe('credential');
-  });
-});
-
-describe.skipIf(!testRedisAvailable)('redis bucket store', () => {
+describe.skipIf(!testRedisAvailable)('replicas sharing Redis (leased buckets)', () => {
   const prefix = testPrefix('bucket');
   const redis = useTestRedis(prefix);
-
-  bucketCases('redis', () => (budget, share, now) => {
-    // The Redis store holds the whole budget; a share only exists for the local fallback.
-    const scaled = share ? { ...budget, capacity: Math.floor(budget.capacity * share) } : budget;
-    return createRedisBucketStore({
-      client: redis.connection().client,
-      cluster,
-      budget: scaled,
-      prefix,
-      now,
-    });
+  const opened: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const one of opened.splice(0)) await one.close();
   });
 
-  it("runs on Redis's clock when the caller gives none", async () => {
-    const store = createRedisBucketStore({
-      client: redis.connection().client,
-      cluster,
-      budget: { capacity: 5, windowMs: 60_000 },
+  /** A replica's buckets on `connection` (default the shared test connection). */
+  const replica = (
+    budget: CredentialBudget,
+    options: { now?: () => number; connection?: RedisConnection } = {},
+  ) => {
+    const shared = createSharedBuckets({
+      redis: options.connection ?? redis.connection(),
+      budget,
       prefix,
+      logger: silentLogger,
+      ...(options.now ? { now: options.now } : {}),
     });
+    opened.push(shared);
+    return shared.store;
+  };
+
+  bucketCases('leased', () => (budget, now) => replica(budget, { now }));
+
+  it("runs on Redis's clock when the caller gives none", async () => {
+    const store = replica({ capacity: 5, windowMs: 60_000 });
     const id = fresh();
+    const first = await store.take(id, undefined);
+    expect(first.allowed).toBe(true);
     const before = await redisTimeSec(redis.admin());
-    await store.correct(id, undefined, { resetMs: 30_000 });
+    await store.correct(id, undefined, { resetMs: 30_000, ticket: first.ticket });
+    // The answer rides to the shared bucket with the replica's next run (a give-back here).
+    await store.giveBackAll();
     const after = await redisTimeSec(redis.admin());
-    const resetAt = Number(await redis.admin().hGet(`${prefix}:bucket:{${id}}`, 'resetAt'));
+    const bucket = await redis.admin().hGetAll(`${prefix}:bucket:{${id}}`);
+    expect(bucket).toHaveProperty('resetAt');
+    const resetAt = Number(bucket.resetAt);
     // Whole seconds of Redis TIME around the call bracket the script's own reading of it.
-    expect(resetAt - 30_000).toBeGreaterThanOrEqual(Number(before) * 1000);
+    expect(resetAt - 30_000).toBeGreaterThanOrEqual(Number(before) * 1000 - 1000);
     expect(resetAt - 30_000).toBeLessThan((Number(after) + 1) * 1000);
   });
 
   /** The same Redis bucket through two replicas' connections. */
   async function twoReplicas(budget: CredentialBudget) {
     const other = await openTestConnection();
-    const replicas = [redis.connection(), other].map((c) =>
-      createRedisBucketStore({ client: c.client, budget, prefix, cluster }),
-    );
-    return { replicas, close: () => other.close() };
+    opened.push(other);
+    return [replica(budget), replica(budget, { connection: other })] as const;
   }
 
   it('never lets two replicas together take more than the window, however they race', async () => {
-    const { replicas, close } = await twoReplicas({ capacity: 20, windowMs: 60_000 });
-    try {
-      const id = fresh();
-      // A known window (nothing refills before its end) with the whole capacity left.
-      await replicas[0]!.correct(id, undefined, { limit: 20, remaining: 20, resetMs: 600_000 });
-      // 60 calls at once, half on each replica; each is answered when sent, and asks again while
-      // the send window holds it back.
-      const outcomes = await Promise.all(
-        Array.from({ length: 60 }, async (_, i) => {
-          const replica = replicas[i % 2]!;
-          for (;;) {
-            const verdict = await replica.take(id, undefined);
-            if (verdict.allowed) {
-              await replica.correct(id, undefined, { ticket: verdict.ticket });
-              return 'sent';
-            }
-            if (verdict.deniedBy !== 'window') return verdict.deniedBy;
+    const replicas = await twoReplicas({ capacity: 20, windowMs: 60_000 });
+    const id = fresh();
+    // 60 calls at once, half on each replica; each is answered when sent (with what the upstream
+    // would say is left), and asks again while the send window holds it back or while the other
+    // replica holds tokens it is asked to give back (a short wait), as the limiter does.
+    let sent = 0;
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        const replica = replicas[i % 2]!;
+        for (;;) {
+          const verdict = await replica.take(id, undefined);
+          if (verdict.allowed) {
+            sent += 1;
+            await replica.correct(id, undefined, {
+              ticket: verdict.ticket,
+              limit: 20,
+              remaining: 20 - sent,
+              resetMs: 600_000,
+            });
+            return 'sent';
           }
-        }),
-      );
-      expect(outcomes.filter((o) => o === 'sent')).toHaveLength(20);
-      expect(outcomes.filter((o) => o === 'credential')).toHaveLength(40);
-    } finally {
-      await close();
-    }
+          if (verdict.deniedBy !== 'window' && verdict.waitMs > 1_000) return verdict.deniedBy;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(verdict.waitMs, 50)));
+        }
+      }),
+    );
+    expect(outcomes.filter((o) => o === 'sent')).toHaveLength(20);
+    expect(outcomes.filter((o) => o === 'credential')).toHaveLength(40);
   });
 
-  it('never lets two replicas racing on one credential have more than the window in flight', async () => {
-    const { replicas, close } = await twoReplicas({ capacity: 600, windowMs: 1_399_000 });
-    try {
-      const race = (id: string) =>
-        Promise.all(Array.from({ length: 40 }, (_, i) => replicas[i % 2]!.take(id, undefined)));
-      // A fresh view: the initial window between both replicas, not per replica.
-      const answered = fresh();
-      await replicas[1]!.correct(answered, undefined, {});
-      const fresh4 = await race(answered);
-      expect(fresh4.filter((v) => v.allowed)).toHaveLength(INITIAL_SEND_WINDOW);
-      expect(fresh4.filter((v) => v.deniedBy === 'window')).toHaveLength(40 - INITIAL_SEND_WINDOW);
-      // A view never answered: one call between both.
-      const unknown = await race(fresh());
-      expect(unknown.filter((v) => v.allowed)).toHaveLength(1);
-    } finally {
-      await close();
-    }
+  it('keeps each replica to its own send window: one call each for a view never answered', async () => {
+    const replicas = await twoReplicas({ capacity: 600, windowMs: 1_399_000 });
+    const race = (id: string) =>
+      Promise.all(Array.from({ length: 40 }, (_, i) => replicas[i % 2]!.take(id, undefined)));
+    const unknown = await race(fresh());
+    expect(unknown.filter((v) => v.allowed)).toHaveLength(2);
+    expect(unknown.filter((v) => v.deniedBy === 'window')).toHaveLength(38);
   });
 
   it('loads its scripts again on a node that lost them (SCRIPT FLUSH on every node)', async () => {
-    const store = createRedisBucketStore({
-      client: redis.connection().client,
-      cluster,
-      budget: { capacity: 5, windowMs: 60_000 },
-      prefix,
-    });
+    const store = replica({ capacity: 5, windowMs: 60_000 });
     const id = fresh();
     const first = await store.take(id, CLASS);
     expect(first.allowed).toBe(true);
     await flushScripts(redis.admin());
-    // The answer, then the next take: each runs where no script is loaded any more.
-    await store.correct(id, CLASS, { ticket: first.ticket, remaining: 4 });
+    // The answer, then a give-back and the next take: each runs where no script is loaded any more.
+    await store.correct(id, CLASS, { ticket: first.ticket, remaining: 4, unauthenticated: true });
+    await store.giveBackAll();
     const second = await store.take(id, CLASS);
-    expect(second).toMatchObject({ allowed: true, budget: { remaining: 3 } });
+    expect(second).toMatchObject({ allowed: true });
+    expect(await store.peek(id)).toMatchObject({ remaining: 3 });
   });
 
   it('keeps no token, only the HMAC id, in its keys', async () => {
-    const store = createRedisBucketStore({
-      client: redis.connection().client,
-      cluster,
-      budget: { capacity: 5, windowMs: 60_000 },
-      prefix,
-    });
+    const store = replica({ capacity: 5, windowMs: 60_000 });
+    await store.correct('0123abcd', undefined, { limit: 5, remaining: 5, resetMs: 60_000 });
     await store.take('0123abcd', CLASS);
     const keys = await keysUnder(redis.admin(), prefix);
     expect(keys).toContain(`${prefix}:bucket:{0123abcd}`);

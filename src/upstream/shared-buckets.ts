@@ -1,0 +1,76 @@
+/**
+ * The token buckets of a replica that shares its budgets with the others through Redis, assembled:
+ * its own memory store under the leases of the shared buckets (`leased-bucket-store.ts`, the script
+ * in `redis-leases.ts`), the route classes every replica shares (`redis-route-classes.ts`), and the
+ * channel on which replicas ask each other to give back what they hold.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  createLeasedBucketStore,
+  newReplicaName,
+  type LeasedBucketStore,
+} from './leased-bucket-store.ts';
+import { createMemoryBucketStore } from './memory-bucket-store.ts';
+import { listenToChannel } from './redis-channel.ts';
+import type { RedisConnection } from './redis-connection.ts';
+import { createRedisLeases } from './redis-leases.ts';
+import { createRedisRouteClasses } from './redis-route-classes.ts';
+import { STALE_AFTER_MS, type CredentialBudget } from './token-bucket.ts';
+
+export interface SharedBucketsOptions {
+  readonly redis: RedisConnection;
+  readonly budget: CredentialBudget;
+  /** Key prefix (`REDIS_KEY_PREFIX`). */
+  readonly prefix: string;
+  readonly logger: FastifyBaseLogger;
+  /** A test's clock; by default `Date.now` here and Redis's `TIME` in the scripts. */
+  readonly now?: () => number;
+}
+
+export interface SharedBuckets {
+  readonly store: LeasedBucketStore;
+  /** Gives back every lease, then stops listening (before the connection closes). */
+  close(): Promise<void>;
+}
+
+export function createSharedBuckets(options: SharedBucketsOptions): SharedBuckets {
+  const { redis, budget, prefix, logger } = options;
+  const clock = options.now ? { now: options.now } : {};
+  /** Where a replica asks the others to give back a credential's tokens (its HMAC id). */
+  const recallChannel = `${prefix}:leases:recall`;
+  const store = createLeasedBucketStore({
+    leases: createRedisLeases({
+      client: redis.client,
+      prefix,
+      capacity: budget.capacity,
+      windowMs: budget.windowMs,
+      writeReserveShare: budget.writeReserveShare ?? 0,
+      staleAfterMs: STALE_AFTER_MS,
+      replica: newReplicaName(),
+      ...clock,
+    }),
+    classes: createRedisRouteClasses({ client: redis.client, prefix, ...clock }),
+    local: createMemoryBucketStore({ budget, ...clock }),
+    budget,
+    usable: () => redis.usable(),
+    recall: (credentialId) =>
+      void redis.publish(recallChannel, credentialId).catch(() => undefined),
+    ...clock,
+    onRedisError: (error) =>
+      logger.warn(
+        { err: error instanceof Error ? { message: error.message } : undefined },
+        'token leases: Redis unavailable, each replica spends only the tokens it holds',
+      ),
+    onRedisBack: () => logger.info('token leases: back on the shared Redis buckets'),
+  });
+  const recalls = listenToChannel(redis, recallChannel, (credentialId) =>
+    store.recalled(credentialId),
+  );
+  return {
+    store,
+    async close() {
+      await store.giveBackAll();
+      await recalls.close();
+    },
+  };
+}
