@@ -20,6 +20,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const CLUSTER_FILES = [
   'test/unit/upstream/token-bucket.test.ts',
+  'test/unit/upstream/leased-bucket-store.test.ts',
   'test/unit/upstream/upstream-cache.test.ts',
   'test/unit/server/held-replays.test.ts',
   'test/unit/upstream/redis-pub-sub.test.ts',
