@@ -89,7 +89,7 @@ export function createTodayDesign(world: World, share: number): Design {
   };
 
   return {
-    name: `today (REDIS_DOWN_BUDGET_SHARE ${share})`,
+    name: `per call, before leases (REDIS_DOWN_BUDGET_SHARE ${share})`,
     call: (replica, credential) => take(replica, credential, clock.now),
   };
 }
