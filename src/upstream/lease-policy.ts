@@ -278,8 +278,10 @@ export function grantOf(
   const share = totalDemand > 0 ? request.demandPerSec / totalDemand : 1 / holders;
   const fair = Math.floor(pool * share) - request.held;
   const slice = Math.max(1, Math.floor(free * config.maxShareOfFree));
-  // Whoever asks first must not take what the others' demand, not reported yet, will need.
-  const forDemand = Math.ceil((request.demandPerSec * config.maxLeaseMs) / 1_000) + 1;
+  // Whoever asks first must not take what the others' demand, not reported yet, will need: its
+  // calls waiting now, and what its demand spends in the longest lease.
+  const forDemand =
+    request.waiting + Math.ceil((request.demandPerSec * config.maxLeaseMs) / 1_000) + 1;
   const floorGrant = request.held < 1 ? single : 0;
   return Math.max(0, Math.min(request.ask, free, slice, forDemand, Math.max(fair, floorGrant)));
 }

@@ -184,7 +184,7 @@ if op == 'lease' then
       local fair = math.floor((above + othersHeld + carried) * share) - carried
       if carried < 1 then fair = math.max(fair, single) end
       local slice = math.max(1, math.floor(free * maxShareOfFree))
-      local forDemand = math.ceil(demand * maxLeaseMs / 1000) + 1
+      local forDemand = waiting + math.ceil(demand * maxLeaseMs / 1000) + 1
       grant = math.max(0, math.min(want, free, slice, forDemand, fair))
     end
   end
