@@ -60,9 +60,14 @@ async function slowUpstream(latencyMs: number) {
   return { simulator, url: await simulator.listen(0) };
 }
 
-const gatewayOn = async (upstreamUrl: string, logLevel = 'warn') =>
+const gatewayOn = async (
+  upstreamUrl: string,
+  logLevel = 'warn',
+  extraEnv: Record<string, string> = {},
+) =>
   startGatewayProcess(
     {
+      ...extraEnv,
       UPSTREAM_URL: upstreamUrl,
       NODE_ENV: 'production',
       LOG_LEVEL: logLevel,
@@ -74,14 +79,19 @@ const gatewayOn = async (upstreamUrl: string, logLevel = 'warn') =>
     120_000,
   );
 
+/**
+ * `extraEnv`: the gateway's other settings, e.g. a Redis (`REDIS_URL`, `REDIS_KEY_PREFIX`,
+ * `CREDENTIAL_HMAC_SECRET`): its budget then comes from leases of the shared bucket.
+ */
 export async function measureColdScreens(
   latencies: readonly number[],
   runs: number,
+  extraEnv: Record<string, string> = {},
 ): Promise<ColdScreenRow[]> {
   const rows: ColdScreenRow[] = [];
   for (const latencyMs of latencies) {
     const upstream = await slowUpstream(latencyMs);
-    const gateway = await gatewayOn(upstream.url);
+    const gateway = await gatewayOn(upstream.url, 'warn', extraEnv);
     try {
       const screensMs: number[] = [];
       let calls = 0;
