@@ -11,9 +11,9 @@
  * held while Redis cannot be reached waits for Redis like any wait for room, then is refused
  * RATE_LIMITED with `limiter: "SHARED_BUDGET"`.
  *
- * A route class the whole gateway shares (the upstream's per-IP limits) is still checked in Redis
- * per call, on the class's own keys (`redis-route-classes.ts`); while Redis cannot be reached such
- * a call is refused the same way.
+ * A route class the whole gateway shares (the upstream's per-IP limits) is leased too, on the
+ * class's own keys (`leased-route-classes.ts`); while Redis cannot be reached a call with no place
+ * held is refused the same way.
  */
 import { randomBytes } from 'node:crypto';
 import type { BudgetSnapshot } from './budget-tracker.ts';
@@ -31,7 +31,7 @@ import {
 } from './lease-policy.ts';
 import type { LocalBucketStore } from './memory-bucket-store.ts';
 import type { LeaseReply, RedisLeases, ReportedAnswer } from './redis-leases.ts';
-import type { RedisRouteClasses } from './redis-route-classes.ts';
+import type { LeasedRouteClasses } from './leased-route-classes.ts';
 import type { BucketStore, CredentialBudget, TakeVerdict } from './token-bucket.ts';
 import type { RouteClass } from './upstream-routes.ts';
 
@@ -66,6 +66,8 @@ interface Held {
   resetAt: number;
   othersHeld: number;
   plentiful: boolean;
+  /** What Redis records this replica holds (its grant at the last run; spent calls are in it). */
+  recorded: number;
   demand: Demand;
   /** Calls waiting for this credential's run now. */
   waiting: number;
@@ -82,7 +84,7 @@ interface Held {
 
 export interface LeasedBucketStoreOptions {
   readonly leases: RedisLeases;
-  readonly classes: RedisRouteClasses;
+  readonly classes: LeasedRouteClasses;
   /** This replica's own buckets (send window, priorities, its view of the window). */
   readonly local: LocalBucketStore;
   readonly budget: CredentialBudget;
@@ -112,8 +114,6 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
   const config = DEFAULT_LEASE_CONFIG;
   const writeReserveShare = budget.writeReserveShare ?? 0;
   const credentials = new Map<string, Held>();
-  /** Calls of a shared class registered in flight for a never-answered token (their answer ends it). */
-  const unprovenTickets = new Set<string>();
   let redisRttMs = 1;
   let redisDown = false;
 
@@ -131,6 +131,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         resetAt: 0,
         othersHeld: 0,
         plentiful: true,
+        recorded: 0,
         demand: NO_DEMAND,
         waiting: 0,
         inFlight: 0,
@@ -168,6 +169,8 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       entry.waiting === 0 &&
       entry.answer === undefined &&
       entry.running === undefined &&
+      // A record Redis still counts as held is this entry's to clear when recalled.
+      (entry.recorded === 0 || now() > entry.endsAt + config.graceMs) &&
       demandAt(entry.demand, now(), config) < 0.01;
     if (idle) credentials.delete(credentialId);
   };
@@ -185,6 +188,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
     entry.freeAt = now() + reply.waitMs;
     entry.othersHeld = reply.othersHeld;
     entry.plentiful = reply.plentiful;
+    entry.recorded = reply.carried + reply.grant;
   };
 
   /** One run for the credential (joined by every call that needs one while it is on its way). */
@@ -246,6 +250,15 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       if (!live) entry.unsettled -= unsettled;
       entry.debt -= debt;
       apply(entry, reply, sentAt, reportedLive);
+      // An answer that came while this run was on its way counted as outstanding the tokens this
+      // run gave back: they are the shared bucket's now, and must not come off it a second time.
+      const returned = live ? Math.max(0, reportedLive - reply.carried) : unsettled;
+      if (entry.answer && entry.answer !== answer && returned > 0) {
+        entry.answer = {
+          ...entry.answer,
+          outstanding: Math.max(0, entry.answer.outstanding - returned),
+        };
+      }
       return { reply, forWaiting: waiting > 0 };
     })();
     entry.running = running;
@@ -289,6 +302,9 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
 
   const sharedClass = (routeClass: RouteClass | undefined): routeClass is RouteClass =>
     routeClass !== undefined && routeClass.limit > 0 && !routeClass.perCredential;
+  /** The class this replica keeps itself: a per-credential one (a shared one is leased). */
+  const ownClass = (routeClass: RouteClass | undefined) =>
+    sharedClass(routeClass) ? undefined : routeClass;
 
   return {
     async take(credentialId, routeClass, request = {}) {
@@ -330,7 +346,8 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       }
       // Taken before anything else is awaited: two calls must not both spend the last token held.
       entry.held -= 1;
-      const verdict = await local.take(credentialId, routeClass, request);
+      // A class every replica shares is kept by its leased places, not by this replica's own log.
+      const verdict = await local.take(credentialId, ownClass(routeClass), request);
       if (!verdict.allowed || verdict.ticket === undefined) {
         unspend(entry);
         return verdict;
@@ -348,12 +365,11 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         }
         if (waitMs !== 0) {
           unspend(entry);
-          await local.refund(credentialId, routeClass, verdict.ticket);
+          await local.refund(credentialId, undefined, verdict.ticket);
           return waitMs > 0
             ? denied(entry, 'route-class', waitMs)
             : denied(entry, 'shared-budget', LEASE_POLL_MS);
         }
-        if (neverAnswered) unprovenTickets.add(verdict.ticket);
       }
       const at = now();
       entry.inFlight += 1;
@@ -372,7 +388,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
     },
 
     async correct(credentialId, routeClass, correction) {
-      const snapshot = await local.correct(credentialId, routeClass, correction);
+      const snapshot = await local.correct(credentialId, ownClass(routeClass), correction);
       const entry = heldOf(credentialId);
       const at = now();
       if (correction.ticket !== undefined) entry.inFlight = Math.max(0, entry.inFlight - 1);
@@ -392,7 +408,8 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
           ...(correction.remaining === undefined || credentialBlock
             ? {}
             : { remaining: correction.remaining }),
-          outstanding: entry.held + entry.inFlight,
+          // Not counted by the upstream yet: held, of an ended lease not settled, in flight.
+          outstanding: entry.held + entry.unsettled + entry.inFlight,
         };
         entry.answerResetAt =
           correction.resetMs === undefined ? undefined : at + correction.resetMs;
@@ -409,14 +426,10 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
           runLease(credentialId, entry, 0, true).catch(() => undefined);
         }
       }
-      const { ticket } = correction;
-      const classHears =
-        ticket !== undefined &&
-        (unprovenTickets.delete(ticket) ||
-          correction.unauthenticated === true ||
-          correction.blockRouteClass === true);
-      if (sharedClass(routeClass) && classHears) {
-        await classes.correct(routeClass, credentialId, ticket, correction).catch(() => undefined);
+      if (sharedClass(routeClass)) {
+        await classes
+          .correct(routeClass, credentialId, correction.ticket ?? '', correction)
+          .catch(() => undefined);
       }
       forget(credentialId, entry);
       return { ...snapshot, remaining: Math.min(snapshot.remaining, snapshotOf(entry).remaining) };
@@ -445,25 +458,37 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
     },
 
     async release(credentialId, routeClass, ticket) {
-      await local.release(credentialId, routeClass, ticket);
+      await local.release(credentialId, ownClass(routeClass), ticket);
       const entry = credentials.get(credentialId);
       if (entry) {
         entry.inFlight = Math.max(0, entry.inFlight - 1);
         forget(credentialId, entry);
       }
-      if (sharedClass(routeClass) && unprovenTickets.delete(ticket)) {
+      if (sharedClass(routeClass)) {
         await classes.release(routeClass, credentialId, ticket).catch(() => undefined);
       }
     },
 
     recalled(credentialId) {
       const entry = credentials.get(credentialId);
-      if (entry && (entry.held > 0 || entry.unsettled > 0)) {
-        runLease(credentialId, entry, 0, true).catch(() => undefined);
-      }
+      if (!entry) return;
+      const giveBack = (): void => {
+        // A run on its way is not a give-back: give back after it, with what it granted.
+        if (entry.running) {
+          void entry.running.then(giveBack, () => undefined);
+          return;
+        }
+        // Even with nothing left to give, a record of tokens since spent must go: the others
+        // count it as held.
+        if (entry.held > 0 || entry.unsettled > 0 || entry.recorded > 0) {
+          runLease(credentialId, entry, 0, true).catch(() => undefined);
+        }
+      };
+      giveBack();
     },
 
     async giveBackAll() {
+      await classes.giveBackAll();
       await Promise.allSettled(
         [...credentials].map(async ([credentialId, entry]) => {
           await entry.running?.catch(() => undefined);

@@ -141,7 +141,12 @@ else
 end
 tokens = math.max(0, tokens - debt)
 
-local othersHeld, othersDemand, holders = 0, 0, 1
+-- What the others hold: their live leases (for the shares), and every record of theirs, ended ones
+-- included, whose unspent tokens come back only when their holders settle them (for the reply).
+local othersHeld, othersDemand, holders, othersRecorded = 0, 0, 1, 0
+for _, r in pairs(records) do
+  othersRecorded = othersRecorded + r.held
+end
 for _, r in pairs(records) do
   if now <= r.endsAt + graceMs then
     othersHeld = othersHeld + r.held
@@ -222,7 +227,7 @@ elseif tokens < cap then
 end
 local freshFlag = 0
 if fresh then freshFlag = 1 end
-return { grant, carried, math.floor(math.max(0, tokens)), cap, math.max(0, math.ceil(resetIn)), durationMs, freshFlag, plentiful, othersHeld, freshUntil == 0 and 1 or 0, math.max(0, math.ceil(waitIn)) }
+return { grant, carried, math.floor(math.max(0, tokens)), cap, math.max(0, math.ceil(resetIn)), durationMs, freshFlag, plentiful, othersRecorded, freshUntil == 0 and 1 or 0, math.max(0, math.ceil(waitIn)) }
 `;
 
 const LEASE_SHA = createHash('sha1').update(LEASE_LUA).digest('hex');
@@ -270,7 +275,10 @@ export interface LeaseReply {
   readonly fresh: boolean;
   /** Leases are as long as asked: the budget is not running low. */
   readonly plentiful: boolean;
-  /** What the other replicas hold. */
+  /**
+   * What the other replicas' records hold: their leases' tokens not reported spent, ended leases'
+   * included (those come back when their holders settle them, at their next run or a recall).
+   */
   readonly othersHeld: number;
   /** The upstream never answered this credential. */
   readonly neverAnswered: boolean;

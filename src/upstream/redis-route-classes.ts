@@ -23,9 +23,11 @@ import { fairShareOf, type BudgetCorrection } from './token-bucket.ts';
  * KEYS: class log, class block, fair-share log, class unproven calls. ARGV: op, limit, window ms,
  * ticket, lease ms, poll ms, fair limit (both limits: the room of the call's priority,
  * `classRoomOf`), neverAnswered ('1': the credential's token has never been answered),
- * unauthenticated ('1'), block ms (-1: none), time in ms (empty: Redis's `TIME`). Replies
- * {fits, waitMs}: the wait until a call fits in the log with room for the call's limit (a full log
- * waits for the call that leaves `limit - 1` after it).
+ * unauthenticated ('1'), block ms (-1: none), time in ms (empty: Redis's `TIME`); for `lease`, the
+ * places asked for and their names' base, then (`lease`, `return`) the places given back. `take`
+ * replies {fits, waitMs}: the wait until a call fits in the log with room for the call's limit (a
+ * full log waits for the call that leaves `limit - 1` after it); `lease` {granted, waitMs, the
+ * class's count, the credential's count, the places other leases hold}, counts with the grant.
  */
 export const ROUTE_CLASS_LUA = `
 local now = tonumber(ARGV[11])
@@ -79,6 +81,49 @@ elseif op == 'correct' then
   if blockMs >= 0 then redis.call('SET', KEYS[2], '1', 'PX', math.max(1, blockMs)) end
 elseif op == 'release' then
   redis.call('ZREM', KEYS[4], ticket)
+elseif op == 'lease' then
+  -- Places for a replica's next calls of this credential, each stamped at the lease's end (the
+  -- latest its call may go out: the log never forgets a call before the upstream does). Places of
+  -- the replica's last lease it did not use go back first.
+  for i = 15, #ARGV do
+    redis.call('ZREM', KEYS[1], ARGV[i])
+    if fairLimit > 0 then redis.call('ZREM', KEYS[3], ARGV[i]) end
+  end
+  local blocked = tonumber(redis.call('PTTL', KEYS[2]))
+  if blocked > 0 then return { 0, blocked, 0, 0 } end
+  local ask = tonumber(ARGV[12])
+  local wait = classRoom(KEYS[1], classLimit)
+  if fairLimit > 0 then wait = math.max(wait, classRoom(KEYS[3], fairLimit)) end
+  if wait > 0 or ask < 1 then
+    -- Places stamped ahead of now are leases': the ones other replicas hold (named after them).
+    local leased = 0
+    local mine = ARGV[14] .. '.'
+    for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')) do
+      if string.sub(member, 1, #mine) ~= mine then leased = leased + 1 end
+    end
+    return { 0, math.ceil(wait), redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[3]), leased }
+  end
+  local count = redis.call('ZCARD', KEYS[1])
+  local grant = math.min(ask, classLimit - count)
+  local fairCount = 0
+  if fairLimit > 0 then
+    fairCount = redis.call('ZCARD', KEYS[3])
+    grant = math.min(grant, fairLimit - fairCount)
+  end
+  local stamp = now + leaseMs
+  for i = 1, grant do
+    local member = ARGV[13] .. '.' .. i
+    redis.call('ZADD', KEYS[1], stamp, member)
+    if fairLimit > 0 then redis.call('ZADD', KEYS[3], stamp, member) end
+  end
+  redis.call('PEXPIRE', KEYS[1], classWindowMs + leaseMs)
+  if fairLimit > 0 then redis.call('PEXPIRE', KEYS[3], classWindowMs + leaseMs) end
+  return { grant, 0, count + grant, fairCount + grant, 0 }
+elseif op == 'return' then
+  for i = 15, #ARGV do
+    redis.call('ZREM', KEYS[1], ARGV[i])
+    if fairLimit > 0 then redis.call('ZREM', KEYS[3], ARGV[i]) end
+  end
 end
 return { 1, 0 }
 `;
@@ -92,7 +137,39 @@ export interface RedisRouteClassesOptions {
   readonly now?: () => number;
 }
 
+/** What a lease of places in a class gave (names `<replica>.<run>.<n>`). */
+export interface ClassLease {
+  /** The places' names (each one call). */
+  readonly places: readonly string[];
+  /** None granted: the wait until one would be (0: none was asked). */
+  readonly waitMs: number;
+  /** The class's log and the credential's share of it, with the grant. */
+  readonly classCount: number;
+  readonly fairCount: number;
+  /** None granted: the places other replicas' leases hold (unused, or their calls in flight). */
+  readonly leasedElsewhere: number;
+}
+
 export interface RedisRouteClasses {
+  /**
+   * Places for `ask` calls of this credential in the class, at most `leaseMs` from now, for a call
+   * of `priority`; the places of `giveBack` first leave the log.
+   */
+  lease(
+    routeClass: RouteClass,
+    credentialId: string,
+    request: {
+      ask: number;
+      priority: CallPriority;
+      leaseMs: number;
+      /** The replica's name: its places are named `<replica>.<run>.<n>`. */
+      replica: string;
+      run: string;
+      giveBack: readonly string[];
+    },
+  ): Promise<ClassLease>;
+  /** Unused places leave the log. */
+  giveBack(routeClass: RouteClass, credentialId: string, places: readonly string[]): Promise<void>;
   /** Records the call in its class when it fits; else the wait until it would (ms, > 0). */
   take(
     routeClass: RouteClass,
@@ -123,7 +200,7 @@ export function createRedisRouteClasses(options: RedisRouteClassesOptions): Redi
     ];
   };
   const run = async (
-    op: 'take' | 'correct' | 'release',
+    op: 'take' | 'correct' | 'release' | 'lease' | 'return',
     routeClass: RouteClass,
     credentialId: string,
     ticket: string,
@@ -131,8 +208,12 @@ export function createRedisRouteClasses(options: RedisRouteClassesOptions): Redi
       priority?: CallPriority;
       neverAnswered?: boolean;
       correction?: BudgetCorrection;
+      leaseMs?: number;
+      ask?: number;
+      replica?: string;
+      places?: readonly string[];
     },
-  ): Promise<[number, number]> => {
+  ): Promise<number[]> => {
     const correction = flags.correction ?? {};
     const priority = flags.priority ?? 'write';
     const fair = fairShareOf(routeClass, routeClass.limit);
@@ -141,7 +222,7 @@ export function createRedisRouteClasses(options: RedisRouteClassesOptions): Redi
       String(classRoomOf(routeClass.limit, priority)),
       String(routeClass.windowMs),
       ticket,
-      String(CALL_LEASE_MS),
+      String(flags.leaseMs ?? CALL_LEASE_MS),
       String(WINDOW_POLL_MS),
       String(fair > 0 ? classRoomOf(fair, priority) : 0),
       flags.neverAnswered ? '1' : '0',
@@ -150,16 +231,42 @@ export function createRedisRouteClasses(options: RedisRouteClassesOptions): Redi
         ? String(correction.blockMs)
         : '-1',
       options.now ? String(Math.floor(options.now())) : '',
+      String(flags.ask ?? 0),
+      ticket,
+      flags.replica ?? '',
+      ...(flags.places ?? []),
     ];
     const keys = keysOf(credentialId, routeClass);
     try {
-      return (await client.evalSha(ROUTE_CLASS_SHA, { keys, arguments: args })) as [number, number];
+      return (await client.evalSha(ROUTE_CLASS_SHA, { keys, arguments: args })) as number[];
     } catch (error) {
       if (!/NOSCRIPT/.test((error as Error).message)) throw error;
-      return (await client.eval(ROUTE_CLASS_LUA, { keys, arguments: args })) as [number, number];
+      return (await client.eval(ROUTE_CLASS_LUA, { keys, arguments: args })) as number[];
     }
   };
   return {
+    async lease(routeClass, credentialId, request) {
+      const [granted = 0, waitMs = 0, classCount = 0, fairCount = 0, leasedElsewhere = 0] = (
+        await run('lease', routeClass, credentialId, `${request.replica}.${request.run}`, {
+          priority: request.priority,
+          leaseMs: request.leaseMs,
+          ask: request.ask,
+          replica: request.replica,
+          places: request.giveBack,
+        })
+      ).map(Number);
+      const name = `${request.replica}.${request.run}`;
+      return {
+        places: Array.from({ length: granted }, (_, i) => `${name}.${i + 1}`),
+        waitMs,
+        classCount,
+        fairCount,
+        leasedElsewhere,
+      };
+    },
+    async giveBack(routeClass, credentialId, places) {
+      if (places.length > 0) await run('return', routeClass, credentialId, '', { places });
+    },
     async take(routeClass, credentialId, ticket, flags) {
       const [fits, waitMs] = await run('take', routeClass, credentialId, ticket, flags);
       return Number(fits) === 1 ? 0 : Math.max(1, Number(waitMs));

@@ -10,12 +10,16 @@ import {
   newReplicaName,
   type LeasedBucketStore,
 } from './leased-bucket-store.ts';
+import { createLeasedRouteClasses } from './leased-route-classes.ts';
 import { createMemoryBucketStore } from './memory-bucket-store.ts';
 import { listenToChannel } from './redis-channel.ts';
 import type { RedisConnection } from './redis-connection.ts';
 import { createRedisLeases } from './redis-leases.ts';
 import { createRedisRouteClasses } from './redis-route-classes.ts';
 import { STALE_AFTER_MS, type CredentialBudget } from './token-bucket.ts';
+
+/** A recall of a route class's places; any other message is a credential's id. */
+const CLASS_RECALL = 'class:';
 
 export interface SharedBucketsOptions {
   readonly redis: RedisConnection;
@@ -36,8 +40,20 @@ export interface SharedBuckets {
 export function createSharedBuckets(options: SharedBucketsOptions): SharedBuckets {
   const { redis, budget, prefix, logger } = options;
   const clock = options.now ? { now: options.now } : {};
-  /** Where a replica asks the others to give back a credential's tokens (its HMAC id). */
+  /**
+   * Where a replica asks the others to give back what they hold: a credential's tokens (its HMAC
+   * id), or a class's places (`class:<name>`).
+   */
   const recallChannel = `${prefix}:leases:recall`;
+  const replica = newReplicaName();
+  const publish = (message: string) =>
+    void redis.publish(recallChannel, message).catch(() => undefined);
+  const classes = createLeasedRouteClasses({
+    classes: createRedisRouteClasses({ client: redis.client, prefix, ...clock }),
+    replica,
+    recall: (className) => publish(`${CLASS_RECALL}${className}`),
+    ...clock,
+  });
   const store = createLeasedBucketStore({
     leases: createRedisLeases({
       client: redis.client,
@@ -46,10 +62,10 @@ export function createSharedBuckets(options: SharedBucketsOptions): SharedBucket
       windowMs: budget.windowMs,
       writeReserveShare: budget.writeReserveShare ?? 0,
       staleAfterMs: STALE_AFTER_MS,
-      replica: newReplicaName(),
+      replica,
       ...clock,
     }),
-    classes: createRedisRouteClasses({ client: redis.client, prefix, ...clock }),
+    classes,
     local: createMemoryBucketStore({ budget, ...clock }),
     budget,
     usable: () => redis.usable(),
@@ -63,9 +79,10 @@ export function createSharedBuckets(options: SharedBucketsOptions): SharedBucket
       ),
     onRedisBack: () => logger.info('token leases: back on the shared Redis buckets'),
   });
-  const recalls = listenToChannel(redis, recallChannel, (credentialId) =>
-    store.recalled(credentialId),
-  );
+  const recalls = listenToChannel(redis, recallChannel, (message) => {
+    if (message.startsWith(CLASS_RECALL)) classes.recalled(message.slice(CLASS_RECALL.length));
+    else store.recalled(message);
+  });
   return {
     store,
     async close() {

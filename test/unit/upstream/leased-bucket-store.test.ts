@@ -10,10 +10,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RedisConnection } from '../../../src/upstream/redis-connection.ts';
 import { createLeasedBucketStore } from '../../../src/upstream/leased-bucket-store.ts';
+import { createLeasedRouteClasses } from '../../../src/upstream/leased-route-classes.ts';
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
 import { createRedisLeases } from '../../../src/upstream/redis-leases.ts';
 import { createRedisRouteClasses } from '../../../src/upstream/redis-route-classes.ts';
 import { createSharedBuckets } from '../../../src/upstream/shared-buckets.ts';
+import type { RouteClass } from '../../../src/upstream/upstream-routes.ts';
 import {
   STALE_AFTER_MS,
   type BucketStore,
@@ -53,6 +55,7 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
   /** A replica on the test's connection whose script runs are counted, and Redis can be cut off. */
   const replica = (now: () => number, connection: RedisConnection = redis.connection()) => {
     let runs = 0;
+    let classRuns = 0;
     let reachable = true;
     const client = new Proxy(connection.client, {
       get(target, name, receiver) {
@@ -60,9 +63,17 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
         if (name !== 'evalSha' || typeof value !== 'function') return value;
         return (...args: unknown[]) => {
           runs += 1;
+          const [key] = (args[1] as { keys: string[] }).keys;
+          if (key?.startsWith(`${prefix}:class:`)) classRuns += 1;
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
+    });
+    const classes = createLeasedRouteClasses({
+      classes: createRedisRouteClasses({ client, prefix, now }),
+      replica: `r${(n += 1)}`,
+      recall: () => undefined,
+      now,
     });
     const store = createLeasedBucketStore({
       leases: createRedisLeases({
@@ -72,19 +83,22 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
         windowMs: BUDGET.windowMs,
         writeReserveShare: BUDGET.writeReserveShare ?? 0,
         staleAfterMs: STALE_AFTER_MS,
-        replica: `r${(n += 1)}`,
+        replica: `r${n}`,
         now,
       }),
-      classes: createRedisRouteClasses({ client, prefix, now }),
+      classes,
       local: createMemoryBucketStore({ budget: BUDGET, now }),
       budget: BUDGET,
       usable: async () => reachable,
       recall: () => undefined,
       now,
     });
+    opened.push({ close: () => classes.giveBackAll() });
     return {
       store,
+      classes,
       runs: () => runs,
+      classRuns: () => classRuns,
       cutOff: () => void (reachable = false),
       reconnect: () => void (reachable = true),
     };
@@ -239,6 +253,35 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
     expect(tokens + spendable).toBeLessThanOrEqual(BUDGET.capacity);
   });
 
+  it('takes nothing twice when an answer comes while a give-back is on its way', async () => {
+    const clock = manualClock();
+    const { store } = replica(clock.now);
+    const id = fresh();
+    const left = { n: BUDGET.capacity };
+    for (let i = 0; i < 20; i += 1) {
+      await spend(store, id, 1, left);
+      await clock.advance(50);
+    }
+    // A call goes out; while it is in flight another replica's refusal recalls what this one holds.
+    const call = await store.take(id, undefined, { priority: 'read' });
+    expect(call.allowed).toBe(true);
+    left.n -= 1;
+    store.recalled(id);
+    // The call's answer comes before the give-back's reply: it counts what was held as outstanding.
+    await store.correct(id, undefined, {
+      ticket: call.ticket,
+      limit: BUDGET.capacity,
+      remaining: left.n,
+      resetMs: 300_000,
+    });
+    await expect.poll(async () => (await sharedState(id)).holders).toBe(0);
+    // The next run reports that answer: the tokens given back are the bucket's, not taken off again.
+    const leftBefore = left.n;
+    expect((await spend(store, id, 1, left))[0]?.allowed).toBe(true);
+    const after = await sharedState(id);
+    expect(after.tokens + after.held).toBe(leftBefore);
+  });
+
   it('gets the tokens another replica holds when a call is refused for them (recall)', async () => {
     const clock = manualClock();
     const other = await openTestConnection();
@@ -272,5 +315,141 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
     const after = await spend(b.store, id, 30, left);
     expect(left.n).toBe(10);
     expect(after.at(-1)).toMatchObject({ allowed: false, deniedBy: 'reserve' });
+  });
+
+  describe('places in a route class every replica shares', () => {
+    /** A class of the hosting API's kind: 10 a minute, one credential's fair share 8 of them. */
+    const classNamed = () => ({
+      name: `leased-${fresh()}`,
+      limit: 10,
+      windowMs: 60_000,
+      perCredential: false,
+    });
+    const classCall = async (store: BucketStore, id: string, routeClass: RouteClass) => {
+      const verdict = await store.take(id, routeClass, { priority: 'read' });
+      if (verdict.allowed) {
+        await store.correct(id, routeClass, {
+          ticket: verdict.ticket,
+          limit: BUDGET.capacity,
+          remaining: 90,
+          resetMs: 300_000,
+        });
+      }
+      return verdict;
+    };
+    /** The class's log in Redis: its entries, and how many are stamped ahead of `at` (leased). */
+    const classLog = async (routeClass: RouteClass, at: number) => {
+      const entries = await redis
+        .admin()
+        .zRangeWithScores(`${prefix}:class:{${routeClass.name}}`, 0, -1);
+      return { size: entries.length, ahead: entries.filter((e) => e.score > at).length };
+    };
+
+    it('costs one script run per lease of places, not one per call', async () => {
+      const clock = manualClock();
+      const { store, classRuns } = replica(clock.now);
+      const routeClass = { ...classNamed(), limit: 120 };
+      const id = fresh();
+      await store.correct(id, undefined, { limit: 100, remaining: 100, resetMs: 300_000 });
+      // Steady demand, a call every 100 ms: 2 s to settle, then 6 s counted.
+      for (let i = 0; i < 20; i += 1) {
+        expect((await classCall(store, id, routeClass)).allowed).toBe(true);
+        await clock.advance(100);
+      }
+      const before = classRuns();
+      for (let i = 0; i < 60; i += 1) {
+        expect((await classCall(store, id, routeClass)).allowed).toBe(true);
+        await clock.advance(100);
+      }
+      // Before leases each call ran the class's script: now a quarter of a run per call at most
+      // (the credential's leases are counted above).
+      expect(classRuns() - before).toBeLessThanOrEqual(15);
+    });
+
+    it('never lets two replicas together take more than a credential may, however they race', async () => {
+      const clock = manualClock();
+      const other = await openTestConnection();
+      opened.push(other);
+      const replicas = [replica(clock.now), replica(clock.now, other)];
+      const routeClass = classNamed();
+      const id = fresh();
+      for (const { store } of replicas) {
+        await store.correct(id, undefined, { limit: 100, remaining: 100, resetMs: 300_000 });
+      }
+      // 30 calls at once, half on each replica, each asking again while its replica's own send
+      // window holds it back (as the limiter does).
+      const outcomes = await Promise.all(
+        Array.from({ length: 30 }, async (_, i) => {
+          for (;;) {
+            const verdict = await classCall(replicas[i % 2]!.store, id, routeClass);
+            if (verdict.deniedBy !== 'window') return verdict;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+        }),
+      );
+      // A credential's fair share of a class of 10 is 8: not one more, whichever replica asks.
+      expect(outcomes.filter((v) => v.allowed)).toHaveLength(8);
+      expect(outcomes.filter((v) => !v.allowed).every((v) => v.deniedBy === 'route-class')).toBe(
+        true,
+      );
+      // Every place is stamped at its lease's end or later: counted until the upstream forgets it.
+      expect((await classLog(routeClass, clock.now())).ahead).toBe(8);
+    });
+
+    it('gives a replica the places another holds unused when its call is refused for them', async () => {
+      const clock = manualClock();
+      const other = await openTestConnection();
+      opened.push(other);
+      const a = replica(clock.now);
+      const b = replica(clock.now, other);
+      const routeClass = classNamed();
+      const id = fresh();
+      for (const { store } of [a, b]) {
+        await store.correct(id, undefined, { limit: 100, remaining: 100, resetMs: 300_000 });
+      }
+      // A's demand makes its leases several places long: it holds some unused after its calls.
+      for (let i = 0; i < 4; i += 1) {
+        expect((await classCall(a.store, id, routeClass)).allowed).toBe(true);
+        await clock.advance(10);
+      }
+      const { size } = await classLog(routeClass, clock.now());
+      expect(size).toBeGreaterThan(4);
+      // B fills the credential's share with what A has not leased, then is refused for a short
+      // wait (A holds places), and asks A to give back (here by hand: the channel is the gateway's).
+      const refusedAfter = [];
+      for (let i = 0; i < 8; i += 1) {
+        const verdict = await classCall(b.store, id, routeClass);
+        refusedAfter.push(verdict);
+        if (!verdict.allowed) break;
+      }
+      const refusal = refusedAfter.at(-1)!;
+      expect(refusal).toMatchObject({ allowed: false, deniedBy: 'route-class', waitMs: 250 });
+      a.classes.recalled(routeClass.name);
+      // At once — well before A's lease would end (2 s), which gives unused places back too.
+      await expect
+        .poll(async () => (await classLog(routeClass, clock.now())).size, { timeout: 1_000 })
+        .toBe(4 + refusedAfter.length - 1);
+      // What A gave back serves B, to the share's end and not one call further.
+      let served = 0;
+      while ((await classCall(b.store, id, routeClass)).allowed) served += 1;
+      expect(4 + refusedAfter.length - 1 + served).toBe(8);
+    });
+
+    it('gives back the places it did not use when its lease ends, without a call to carry them', async () => {
+      const clock = manualClock();
+      const { store } = replica(clock.now);
+      const routeClass = classNamed();
+      const id = fresh();
+      await store.correct(id, undefined, { limit: 100, remaining: 100, resetMs: 300_000 });
+      for (let i = 0; i < 4; i += 1) {
+        expect((await classCall(store, id, routeClass)).allowed).toBe(true);
+        await clock.advance(10);
+      }
+      expect((await classLog(routeClass, clock.now())).size).toBeGreaterThan(4);
+      // Nothing calls any more: the lease's end (2 s, on the process's timers) takes them back.
+      await expect
+        .poll(async () => (await classLog(routeClass, clock.now())).size, { timeout: 5_000 })
+        .toBe(4);
+    });
   });
 });

@@ -9,6 +9,7 @@ import { GatewayError } from '../../../src/errors/gateway-errors.ts';
 import type { CallPriority } from '../../../src/upstream/call-priority.ts';
 import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
 import type { RedisConnection } from '../../../src/upstream/redis-connection.ts';
+import { CLASS_LEASE_MS } from '../../../src/upstream/leased-route-classes.ts';
 import { createSharedBuckets } from '../../../src/upstream/shared-buckets.ts';
 import {
   CALL_LEASE_MS,
@@ -108,7 +109,12 @@ async function widen(store: BucketStore, id: string, answers: number): Promise<s
   return inFlight;
 }
 
-function bucketCases(name: string, factory: () => StoreFactory) {
+/**
+ * `stampMs`: how much later than the call a class's log counts it from. A replica that leases
+ * places stamps each at its lease's end (`CLASS_LEASE_MS`), the latest its call may go out: the log
+ * keeps every call at least as long as the upstream's window does.
+ */
+function bucketCases(name: string, factory: () => StoreFactory, stampMs = 0) {
   describe(`${name} bucket store`, () => {
     let clock: ManualClock;
     beforeEach(() => {
@@ -205,10 +211,10 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect(first.map((v) => v.allowed)).toEqual([true, true, true, false]);
       expect(first[3]).toMatchObject({ deniedBy: 'route-class' });
       // The oldest call leaves the window a whole window after it was made.
-      expect(first[3]?.waitMs).toBe(routeClass.windowMs);
+      expect(first[3]?.waitMs).toBe(routeClass.windowMs + stampMs);
       // A refused call spends nothing from the credential's bucket.
       expect(first[3]?.budget.remaining).toBe(99); // b: one allowed, one refused
-      await clock.advance(routeClass.windowMs - 1);
+      await clock.advance(routeClass.windowMs + stampMs - 1);
       expect((await store.take(b, routeClass)).allowed).toBe(false);
       await clock.advance(1);
       expect((await store.take(b, routeClass)).allowed).toBe(true);
@@ -466,7 +472,7 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       expect((await call(store, other, routeClass)).allowed).toBe(true);
       // …and the entry that left is the junk call's (1 s): when the 0 s call leaves the window,
       // the one after it to leave is the 2 s call.
-      await clock.advance(60_000 - 3_000);
+      await clock.advance(60_000 - 3_000 + stampMs);
       expect((await call(store, third, routeClass)).allowed).toBe(true);
       const next = await store.take(third, routeClass);
       expect(next).toMatchObject({ allowed: false, deniedBy: 'route-class', waitMs: 2_000 });
@@ -489,12 +495,14 @@ function bucketCases(name: string, factory: () => StoreFactory) {
       // One is answered (proven, counted): the other is still in flight.
       await store.correct(a, routeClass, { ticket: calls[0]!.ticket });
       expect((await store.take(other, routeClass)).waitMs).toBeLessThanOrEqual(WINDOW_POLL_MS);
-      // The other ends without an answer: nothing unproven in flight, the wait is the window's.
+      // The other ends without an answer: nothing unproven in flight, the wait is the window's —
+      // until the oldest entry leaves: the tenant's first call (0 s, or the end of its lease of
+      // places), or else the unproven calls (1 s, counted from when they went out, one by one).
       await store.release(b, routeClass, calls[1]!.ticket!);
       expect(await store.take(other, routeClass)).toMatchObject({
         allowed: false,
         deniedBy: 'route-class',
-        waitMs: 60_000 - 1_000,
+        waitMs: 60_000 - 1_000 + Math.min(stampMs, 1_000),
       });
     });
 
@@ -558,12 +566,12 @@ function bucketCases(name: string, factory: () => StoreFactory) {
         deniedBy: 'route-class',
       });
       // The wait of a refused explorer call: until its room is back, when the 9th call (800 ms)
-      // leaves the window (80 in it, room for 72), not the first one.
-      expect(await store.take(tenant, routeClass, { priority: 'explorer' })).toMatchObject({
-        allowed: false,
-        deniedBy: 'route-class',
-        waitMs: 60_000 + 800 - 7_200,
-      });
+      // leaves the window (80 in it, room for 72), not the first one — counted from the call, or
+      // from the end of the lease of places it came from (at most `stampMs` later).
+      const refused = await store.take(tenant, routeClass, { priority: 'explorer' });
+      expect(refused).toMatchObject({ allowed: false, deniedBy: 'route-class' });
+      expect(refused.waitMs).toBeGreaterThanOrEqual(60_000 + 800 - 7_200);
+      expect(refused.waitMs).toBeLessThanOrEqual(60_000 + 800 - 7_200 + stampMs);
       // The class as a whole: the explorer stops at 90 of 100, background at 95, reads at 100.
       expect(await sendUntilRefused(other, 'explorer')).toMatchObject({ sent: 10 });
       expect(await sendUntilRefused(other, 'background')).toMatchObject({ sent: 5 });
@@ -638,7 +646,7 @@ describe.skipIf(!testRedisAvailable)('replicas sharing Redis (leased buckets)', 
     return shared.store;
   };
 
-  bucketCases('leased', () => (budget, now) => replica(budget, { now }));
+  bucketCases('leased', () => (budget, now) => replica(budget, { now }), CLASS_LEASE_MS);
 
   it("runs on Redis's clock when the caller gives none", async () => {
     const store = replica({ capacity: 5, windowMs: 60_000 });
