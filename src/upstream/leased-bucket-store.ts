@@ -69,6 +69,11 @@ interface Held {
   /** When the answer's reset and block end, on this replica's clock. */
   answerResetAt: number | undefined;
   answerBlockUntil: number | undefined;
+  /**
+   * Of the latest answer's outstanding tokens, those held (not in flight) when it came: a run on
+   * its way then may give them back to the shared bucket, which then counts them itself.
+   */
+  answerHeld: number;
   running: Promise<LeaseReply> | undefined;
 }
 
@@ -129,6 +134,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         recalledAt: 0,
         answerResetAt: undefined,
         answerBlockUntil: undefined,
+        answerHeld: 0,
         running: undefined,
       };
       credentials.set(credentialId, entry);
@@ -163,18 +169,21 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
     if (idle) credentials.delete(credentialId);
   };
 
-  const apply = (entry: Held, reply: LeaseReply, sentAt: number, reportedLive: number) => {
+  /** Applies a run's reply; returns the debt it added (tokens spent out of what went back). */
+  const apply = (entry: Held, reply: LeaseReply, sentAt: number, reportedLive: number): number => {
     // Calls spent out of the reported tokens while the run was on its way.
     const spentMeanwhile = Math.max(0, reportedLive - entry.held);
     const kept = reply.carried + reply.grant - spentMeanwhile;
     entry.held = Math.max(0, kept);
-    entry.debt += Math.max(0, -kept);
+    const debt = Math.max(0, -kept);
+    entry.debt += debt;
     entry.endsAt = sentAt + reply.durationMs;
     entry.sharedLeft = reply.sharedLeft;
     entry.cap = reply.cap;
     entry.resetAt = now() + reply.resetMs;
     entry.othersHeld = reply.othersHeld;
     entry.plentiful = reply.plentiful;
+    return debt;
   };
 
   /** One run for the credential (joined by every call that needs one while it is on its way). */
@@ -234,7 +243,19 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       }
       if (!live) entry.unsettled -= unsettled;
       entry.debt -= debt;
-      apply(entry, reply, sentAt, reportedLive);
+      const addedDebt = apply(entry, reply, sentAt, reportedLive);
+      if (entry.answer !== undefined && entry.answer !== answer) {
+        // An answer came while this run was on its way, counting as outstanding the tokens held
+        // then; those this run gave back are the shared bucket's now. Reported as outstanding
+        // still, the next run would take them from the bucket a second time.
+        const returned = live ? Math.max(0, reportedLive - reply.carried) : 0;
+        const gaveBack = Math.min(entry.answerHeld, Math.max(0, returned - addedDebt));
+        entry.answer = {
+          ...entry.answer,
+          outstanding: Math.max(0, entry.answer.outstanding - gaveBack),
+        };
+        entry.answerHeld -= gaveBack;
+      }
       return reply;
     })();
     entry.running = running;
@@ -376,6 +397,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
             : { remaining: correction.remaining }),
           outstanding: entry.held + entry.inFlight,
         };
+        entry.answerHeld = entry.held;
         entry.answerResetAt =
           correction.resetMs === undefined ? undefined : at + correction.resetMs;
         entry.answerBlockUntil = credentialBlock ? at + (correction.blockMs ?? 0) : undefined;
