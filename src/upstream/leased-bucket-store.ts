@@ -320,6 +320,10 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
           entry.waiting -= 1;
         }
         endIfOver(entry, now());
+        // Nothing granted though the bucket has room above this call's floor: the run it joined
+        // was not asked for it (a renewal ahead of need, sent before the call came, or a give-back).
+        // It asks for itself.
+        if (reply.grant === 0 && reply.sharedLeft - floor >= 1) continue;
         if (reply.grant === 0 && !maySpend(entry, now(), floor)) {
           // Nothing granted: no room above this call's floor but what other replicas hold. What
           // they do not spend comes back when they are asked; until then the call asks again.

@@ -86,4 +86,44 @@ describe('a replica reporting upstream answers with its lease runs', () => {
     runs[2]!.answer.resolve(reply({ grant: 1, sharedLeft: 4 }));
     expect((await second).allowed).toBe(true);
   });
+
+  it('asks again when the run it joined was a renewal that did not count it, rather than refusing', async () => {
+    const clock = manualClock();
+    const { leases, runs } = scriptByHand();
+    const store = createLeasedBucketStore({
+      leases,
+      classes: noClasses,
+      local: createMemoryBucketStore({ budget, now: clock.now }),
+      budget,
+      usable: async () => true,
+      now: clock.now,
+      recall: () => undefined,
+    });
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+    // A call is granted the one token it waits for and spends it; the replica renews ahead of
+    // need, asking for no call (none waits).
+    const first = store.take('cred', undefined, { priority: 'read' });
+    await settle();
+    runs[0]!.answer.resolve(reply({ grant: 1, sharedLeft: 5 }));
+    const verdict = await first;
+    expect(verdict.allowed).toBe(true);
+    await settle();
+    expect(runs).toHaveLength(2);
+    expect(runs[1]!.run.waiting).toBe(0);
+    // The upstream answers the call: 5 left.
+    await store.correct('cred', undefined, { remaining: 5, ticket: verdict.ticket });
+
+    // A second call comes while that renewal is on its way: it holds nothing and joins it. The
+    // renewal grants nothing (nobody waited when it was sent), with 5 left: room for the call.
+    const second = store.take('cred', undefined, { priority: 'read' });
+    await settle();
+    runs[1]!.answer.resolve(reply({ grant: 0, sharedLeft: 5 }));
+    await settle();
+    // The call asks for itself, and is served.
+    expect(runs).toHaveLength(3);
+    expect(runs[2]!.run.waiting).toBe(1);
+    runs[2]!.answer.resolve(reply({ grant: 1, sharedLeft: 4 }));
+    expect((await second).allowed).toBe(true);
+  });
 });
