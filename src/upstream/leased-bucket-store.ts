@@ -79,6 +79,11 @@ interface Held {
   /** When the answer's reset and block end, on this replica's clock. */
   answerResetAt: number | undefined;
   answerBlockUntil: number | undefined;
+  /**
+   * Of the latest answer's outstanding tokens, those held (not in flight) when it came: a run on
+   * its way then may give them back to the shared bucket, which then counts them itself.
+   */
+  answerHeld: number;
   running: Promise<RunOutcome> | undefined;
 }
 
@@ -139,6 +144,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         recalledAt: 0,
         answerResetAt: undefined,
         answerBlockUntil: undefined,
+        answerHeld: 0,
         running: undefined,
       };
       credentials.set(credentialId, entry);
@@ -175,12 +181,14 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
     if (idle) credentials.delete(credentialId);
   };
 
-  const apply = (entry: Held, reply: LeaseReply, sentAt: number, reportedLive: number) => {
+  /** Applies a run's reply; returns the debt it added (tokens spent out of what went back). */
+  const apply = (entry: Held, reply: LeaseReply, sentAt: number, reportedLive: number): number => {
     // Calls spent out of the reported tokens while the run was on its way.
     const spentMeanwhile = Math.max(0, reportedLive - entry.held);
     const kept = reply.carried + reply.grant - spentMeanwhile;
     entry.held = Math.max(0, kept);
-    entry.debt += Math.max(0, -kept);
+    const debt = Math.max(0, -kept);
+    entry.debt += debt;
     entry.endsAt = sentAt + reply.durationMs;
     entry.sharedLeft = reply.sharedLeft;
     entry.cap = reply.cap;
@@ -189,6 +197,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
     entry.othersHeld = reply.othersHeld;
     entry.plentiful = reply.plentiful;
     entry.recorded = reply.carried + reply.grant;
+    return debt;
   };
 
   /** One run for the credential (joined by every call that needs one while it is on its way). */
@@ -249,15 +258,18 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       }
       if (!live) entry.unsettled -= unsettled;
       entry.debt -= debt;
-      apply(entry, reply, sentAt, reportedLive);
-      // An answer that came while this run was on its way counted as outstanding the tokens this
-      // run gave back: they are the shared bucket's now, and must not come off it a second time.
-      const returned = live ? Math.max(0, reportedLive - reply.carried) : unsettled;
-      if (entry.answer && entry.answer !== answer && returned > 0) {
+      const addedDebt = apply(entry, reply, sentAt, reportedLive);
+      if (entry.answer !== undefined && entry.answer !== answer) {
+        // An answer came while this run was on its way, counting as outstanding the tokens held
+        // then; those this run gave back (and were not spent since) are the shared bucket's now.
+        // Reported as outstanding still, the next run would take them from the bucket again.
+        const returned = live ? Math.max(0, reportedLive - reply.carried) : unsettled;
+        const gaveBack = Math.min(entry.answerHeld, Math.max(0, returned - addedDebt));
         entry.answer = {
           ...entry.answer,
-          outstanding: Math.max(0, entry.answer.outstanding - returned),
+          outstanding: Math.max(0, entry.answer.outstanding - gaveBack),
         };
+        entry.answerHeld -= gaveBack;
       }
       return { reply, forWaiting: waiting > 0 };
     })();
@@ -414,6 +426,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         entry.answerResetAt =
           correction.resetMs === undefined ? undefined : at + correction.resetMs;
         entry.answerBlockUntil = credentialBlock ? at + (correction.blockMs ?? 0) : undefined;
+        entry.answerHeld = entry.held + entry.unsettled;
         if (correction.remaining !== undefined) {
           entry.sharedLeft = Math.min(
             entry.sharedLeft,

@@ -208,6 +208,27 @@ export function createLeasedRouteClasses(options: {
     return running;
   };
 
+  /**
+   * Gives back at once the places this replica holds unused in `routeClass` for the other
+   * credentials; whether there were any.
+   */
+  const giveBackOwn = async (routeClass: RouteClass, credentialId: string): Promise<boolean> => {
+    let any = false;
+    for (const places of held.values()) {
+      if (places.routeClass.name !== routeClass.name || places.credentialId === credentialId) {
+        continue;
+      }
+      await places.running?.catch(() => undefined);
+      const unused = [...places.expired.splice(0), ...places.unused.splice(0)];
+      if (unused.length === 0) continue;
+      any = true;
+      await classes.giveBack(places.routeClass, places.credentialId, unused).catch(() => {
+        places.expired.push(...unused);
+      });
+    }
+    return any;
+  };
+
   return {
     recalled(className) {
       for (const places of held.values()) {
@@ -217,7 +238,11 @@ export function createLeasedRouteClasses(options: {
 
     async take(routeClass, credentialId, ticket, flags) {
       if (flags.neverAnswered) {
-        const waitMs = await classes.take(routeClass, credentialId, ticket, flags);
+        let waitMs = await classes.take(routeClass, credentialId, ticket, flags);
+        // Full, and this replica holds places of the class it does not use: they go back first.
+        if (waitMs > 0 && (await giveBackOwn(routeClass, credentialId))) {
+          waitMs = await classes.take(routeClass, credentialId, ticket, flags);
+        }
         if (waitMs === 0) oneByOne.add(ticket);
         return waitMs;
       }
@@ -233,6 +258,9 @@ export function createLeasedRouteClasses(options: {
           places.waiting -= 1;
         }
         if (outcome.waitMs > 0 && places.unused.length === 0) {
+          // Full, and this replica holds places of the class for other credentials it does not
+          // use: they go back, and the call asks again.
+          if (await giveBackOwn(routeClass, credentialId)) continue;
           if (outcome.leasedElsewhere < 1 || recalledFor.has(ticket)) return outcome.waitMs;
           // Full of places other replicas leased: they give back what they do not use, and this
           // call asks once more soon.
