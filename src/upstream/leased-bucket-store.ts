@@ -18,6 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BudgetSnapshot } from './budget-tracker.ts';
 import { reserveShareOf, reservedCalls } from './call-priority.ts';
+import { WINDOW_POLL_MS } from './send-window.ts';
 import {
   DEFAULT_LEASE_CONFIG,
   NO_DEMAND,
@@ -68,6 +69,10 @@ interface Held {
   plentiful: boolean;
   /** What Redis records this replica holds (its grant at the last run; spent calls are in it). */
   recorded: number;
+  /** Its last grant was the stale view's probe: the probe's answer is reported at once. */
+  probe: boolean;
+  /** Its probe ended without confirming the view (a 401, no answer): reported with the next run. */
+  probeEnded: boolean;
   demand: Demand;
   /** Calls waiting for this credential's run now. */
   waiting: number;
@@ -137,6 +142,8 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         othersHeld: 0,
         plentiful: true,
         recorded: 0,
+        probe: false,
+        probeEnded: false,
         demand: NO_DEMAND,
         waiting: 0,
         inFlight: 0,
@@ -197,6 +204,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
     entry.othersHeld = reply.othersHeld;
     entry.plentiful = reply.plentiful;
     entry.recorded = reply.carried + reply.grant;
+    if (reply.grant > 0) entry.probe = !reply.fresh;
     return debt;
   };
 
@@ -219,56 +227,67 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         { demandPerSec, redisRttMs, held: entry.held, waiting: entry.waiting },
         config,
       );
+      // The answer not reported yet goes with this run; one that comes meanwhile waits for the next.
       const answer = entry.answer;
+      const answerResetAt = entry.answerResetAt;
+      const answerBlockUntil = entry.answerBlockUntil;
+      entry.answer = undefined;
+      entry.answerResetAt = undefined;
+      entry.answerBlockUntil = undefined;
+      const probeEnded = entry.probeEnded;
+      entry.probeEnded = false;
       const waiting = giveBack ? 0 : entry.waiting;
       const unsettled = entry.unsettled;
       const debt = entry.debt;
-      const reply = await leases.lease(credentialId, {
-        ask: giveBack ? 0 : ask,
-        demandPerSec,
-        held: live ? entry.held : unsettled,
-        live,
-        floor,
-        waiting,
-        durationMs: giveBack ? 0 : durationMs,
-        debt,
-        ...(answer
-          ? {
-              answer: {
-                ...answer,
-                ...(entry.answerResetAt === undefined
-                  ? {}
-                  : { resetMs: entry.answerResetAt - sentAt }),
-                ...(entry.answerBlockUntil === undefined
-                  ? {}
-                  : { blockMs: entry.answerBlockUntil - sentAt }),
-              },
-            }
-          : {}),
-      });
+      let reply: LeaseReply;
+      try {
+        reply = await leases.lease(credentialId, {
+          ask: giveBack ? 0 : ask,
+          demandPerSec,
+          held: live ? entry.held : unsettled,
+          live,
+          floor,
+          waiting,
+          durationMs: giveBack ? 0 : durationMs,
+          debt,
+          probeEnded,
+          ...(answer
+            ? {
+                answer: {
+                  ...answer,
+                  ...(answerResetAt === undefined ? {} : { resetMs: answerResetAt - sentAt }),
+                  ...(answerBlockUntil === undefined ? {} : { blockMs: answerBlockUntil - sentAt }),
+                },
+              }
+            : {}),
+        });
+      } catch (error) {
+        entry.probeEnded ||= probeEnded;
+        // Not reported: it goes with the next run, unless a newer answer came meanwhile.
+        if (entry.answer === undefined && answer !== undefined) {
+          entry.answer = answer;
+          entry.answerResetAt = answerResetAt;
+          entry.answerBlockUntil = answerBlockUntil;
+        }
+        throw error;
+      }
       redisRttMs = Math.max(0.1, redisRttMs + (now() - sentAt - redisRttMs) * 0.2);
       if (redisDown) {
         redisDown = false;
         options.onRedisBack?.();
       }
-      if (entry.answer === answer) {
-        entry.answer = undefined;
-        entry.answerResetAt = undefined;
-        entry.answerBlockUntil = undefined;
-      }
       if (!live) entry.unsettled -= unsettled;
       entry.debt -= debt;
       const addedDebt = apply(entry, reply, sentAt, reportedLive);
-      if (entry.answer !== undefined && entry.answer !== answer) {
+      // (Set by `correct` while this run was on its way.)
+      const newer = entry.answer as ReportedAnswer | undefined;
+      if (newer !== undefined) {
         // An answer came while this run was on its way, counting as outstanding the tokens held
         // then; those this run gave back (and were not spent since) are the shared bucket's now.
         // Reported as outstanding still, the next run would take them from the bucket again.
         const returned = live ? Math.max(0, reportedLive - reply.carried) : unsettled;
         const gaveBack = Math.min(entry.answerHeld, Math.max(0, returned - addedDebt));
-        entry.answer = {
-          ...entry.answer,
-          outstanding: Math.max(0, entry.answer.outstanding - gaveBack),
-        };
+        entry.answer = { ...newer, outstanding: Math.max(0, newer.outstanding - gaveBack) };
         entry.answerHeld -= gaveBack;
       }
       return { reply, forWaiting: waiting > 0 };
@@ -285,6 +304,13 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       }
     });
     return running;
+  };
+
+  /** The probe ended without an answer that confirms the view: the others may send theirs. */
+  const endProbe = (credentialId: string, entry: Held) => {
+    entry.probe = false;
+    entry.probeEnded = true;
+    runLease(credentialId, entry, 0).catch(() => undefined);
   };
 
   const snapshotOf = (entry: Held): BudgetSnapshot => ({
@@ -339,6 +365,12 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         }
         endIfOver(entry, now());
         const { reply } = outcome;
+        // The view is stale and another call is out as its probe: wait for its answer — unless
+        // this replica has an answer the run did not report (it joined a run sent before).
+        const unreported = entry.answer !== undefined || entry.probeEnded;
+        if (reply.probing && !maySpend(entry, now(), floor) && !unreported) {
+          return denied(entry, 'window', WINDOW_POLL_MS);
+        }
         // A renewal ahead of need asks for no call waiting: the call joined it, and asks again.
         if (outcome.forWaiting && reply.grant === 0 && !maySpend(entry, now(), floor)) {
           // Nothing granted: no room above this call's floor but what other replicas hold. What
@@ -407,31 +439,46 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       if (correction.remaining !== undefined) {
         entry.held = heldAfterAnswer(entry.held, correction.remaining, entry.inFlight);
       }
+      if (entry.probe && correction.unauthenticated) {
+        // A refused token's 401 says nothing of the budget: the next call of it probes again.
+        endProbe(credentialId, entry);
+      }
       const credentialBlock = correction.blockMs !== undefined && !correction.blockRouteClass;
       if (credentialBlock) entry.held = 0;
-      const answered =
-        correction.remaining !== undefined ||
-        correction.limit !== undefined ||
-        correction.resetMs !== undefined ||
-        credentialBlock;
+      // Every answer but a refused token's confirms the view (what it says of the budget aside),
+      // as it does this replica's own (memory-bucket-store.ts).
+      const answered = !correction.unauthenticated || credentialBlock;
       if (answered) {
-        entry.answer = {
-          ...(correction.limit === undefined ? {} : { limit: correction.limit }),
-          ...(correction.remaining === undefined || credentialBlock
-            ? {}
-            : { remaining: correction.remaining }),
-          // Not counted by the upstream yet: held, of an ended lease not settled, in flight.
-          outstanding: entry.held + entry.unsettled + entry.inFlight,
-        };
-        entry.answerResetAt =
-          correction.resetMs === undefined ? undefined : at + correction.resetMs;
-        entry.answerBlockUntil = credentialBlock ? at + (correction.blockMs ?? 0) : undefined;
-        entry.answerHeld = entry.held + entry.unsettled;
+        const earlier = entry.answer;
+        // Of the answers not reported yet, the one that says least is left is the one to report
+        // (an answer to an earlier call may come later, and says more is left).
+        const keepsEarlier =
+          earlier?.remaining !== undefined &&
+          (correction.remaining === undefined || earlier.remaining <= correction.remaining);
+        const limit = correction.limit ?? earlier?.limit;
+        entry.answer = keepsEarlier
+          ? { ...earlier, ...(limit === undefined ? {} : { limit }) }
+          : {
+              ...(limit === undefined ? {} : { limit }),
+              ...(correction.remaining === undefined || credentialBlock
+                ? {}
+                : { remaining: correction.remaining }),
+              // Not counted by the upstream yet: held, of an ended lease not settled, in flight.
+              outstanding: entry.held + entry.unsettled + entry.inFlight,
+            };
+        if (correction.resetMs !== undefined) entry.answerResetAt = at + correction.resetMs;
+        if (credentialBlock) entry.answerBlockUntil = at + (correction.blockMs ?? 0);
+        if (!keepsEarlier) entry.answerHeld = entry.held + entry.unsettled;
         if (correction.remaining !== undefined) {
           entry.sharedLeft = Math.min(
             entry.sharedLeft,
             Math.max(0, correction.remaining - entry.held - entry.inFlight),
           );
+        }
+        if (entry.probe && !credentialBlock) {
+          // The probe's answer: the calls of every replica waiting for it go on now.
+          entry.probe = false;
+          runLease(credentialId, entry, 0).catch(() => undefined);
         }
         if (credentialBlock) {
           entry.sharedLeft = 0;
@@ -475,6 +522,8 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
       const entry = credentials.get(credentialId);
       if (entry) {
         entry.inFlight = Math.max(0, entry.inFlight - 1);
+        // The probe got no answer (the upstream unreachable, the call cut): another may go.
+        if (entry.probe) endProbe(credentialId, entry);
         forget(credentialId, entry);
       }
       if (sharedClass(routeClass)) {

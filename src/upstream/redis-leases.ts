@@ -53,7 +53,7 @@ local graceMs = tonumber(ARGV[25])
 local tauMs = tonumber(ARGV[26])
 local poolTimeShare = tonumber(ARGV[27])
 
-local h = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'resetAt', 'cap', 'freshUntil', 'drain', 'drainAt', 'epoch')
+local h = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'resetAt', 'cap', 'freshUntil', 'drain', 'drainAt', 'epoch', 'probeUntil')
 local cap = math.min(tonumber(h[4]) or cfgCap, cfgCap)
 local tokens = math.min(tonumber(h[1]) or cap, cap)
 local ts = tonumber(h[2]) or now
@@ -62,6 +62,9 @@ local freshUntil = tonumber(h[5]) or 0
 local drain = tonumber(h[6]) or 0
 local drainAt = tonumber(h[7]) or now
 local epoch = tonumber(h[8]) or 0
+-- While the view is stale, one call of every replica's goes out at a time (the probe), until this.
+local probeUntil = tonumber(h[9]) or 0
+local probeMs = tonumber(ARGV[28])
 
 -- Every replica's record: held, end, demand. Ended ones (past the grace) are not live holders.
 local records = {}
@@ -115,7 +118,13 @@ if blockMs >= 0 then
   resetAt = now + math.min(math.max(1, blockMs), windowMs)
   answered = true
 end
+-- An answer without RateLimit headers confirms the view all the same.
+if ARGV[29] == '1' then answered = true end
+-- The probe ended without an answer that says anything (no answer, or a refused token's 401):
+-- the next call may probe.
+if ARGV[30] == '1' then probeUntil = 0 end
 if answered then
+  probeUntil = 0
   local freshFor = staleAfterMs
   if resetAt > 0 then freshFor = math.min(resetAt - now, staleAfterMs) end
   freshUntil = now + freshFor
@@ -158,7 +167,7 @@ drain = drain * math.exp(-math.max(0, now - drainAt) / tauMs)
 local writeReserve = math.floor(cap * reserveShare)
 local fresh = now < freshUntil
 
-local grant, carried, durationMs, plentiful = 0, 0, 0, 0
+local grant, carried, durationMs, plentiful, probing = 0, 0, 0, 0, 0
 if op == 'lease' then
   -- leaseOf: the lease's length, what it should hold, what the asker keeps, and grantOf the rest.
   local totalDemand = math.max(othersDemand + demand, drain)
@@ -180,7 +189,16 @@ if op == 'lease' then
     local single = 0
     if waiting >= 1 then single = 1 end
     local above = math.max(0, math.floor(tokens - writeReserve))
-    if not fresh or above <= singlesBelow * holders then
+    if not fresh then
+      -- Nothing has said lately what is left (another client may have spent it, or Redis came
+      -- back empty): one call goes out, whose answer says, and the others wait for it.
+      if probeUntil > now then
+        probing = 1
+      elseif single == 1 then
+        grant = 1
+        probeUntil = now + probeMs
+      end
+    elseif above <= singlesBelow * holders then
       grant = single
     else
       local totalNow = othersDemand + demand
@@ -208,7 +226,7 @@ elseif mine then
 end
 
 if op ~= 'peek' then
-  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(ts), 'resetAt', tostring(resetAt), 'cap', tostring(cap), 'freshUntil', tostring(freshUntil), 'drain', tostring(drain), 'drainAt', tostring(now), 'epoch', tostring(epoch))
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(ts), 'resetAt', tostring(resetAt), 'cap', tostring(cap), 'freshUntil', tostring(freshUntil), 'drain', tostring(drain), 'drainAt', tostring(now), 'epoch', tostring(epoch), 'probeUntil', tostring(probeUntil))
   local ttl = windowMs * 2
   if resetAt > 0 then ttl = math.max(ttl, resetAt - now + windowMs) end
   redis.call('PEXPIRE', KEYS[1], math.ceil(ttl))
@@ -227,7 +245,7 @@ elseif tokens < cap then
 end
 local freshFlag = 0
 if fresh then freshFlag = 1 end
-return { grant, carried, math.floor(math.max(0, tokens)), cap, math.max(0, math.ceil(resetIn)), durationMs, freshFlag, plentiful, othersRecorded, freshUntil == 0 and 1 or 0, math.max(0, math.ceil(waitIn)) }
+return { grant, carried, math.floor(math.max(0, tokens)), cap, math.max(0, math.ceil(resetIn)), durationMs, freshFlag, plentiful, othersRecorded, freshUntil == 0 and 1 or 0, math.max(0, math.ceil(waitIn)), probing }
 `;
 
 const LEASE_SHA = createHash('sha1').update(LEASE_LUA).digest('hex');
@@ -257,6 +275,8 @@ export interface LeaseRun {
   readonly durationMs: number;
   /** Tokens it spent out of what an earlier run took back (a give-back crossed by a call). */
   readonly debt: number;
+  /** Its probe ended without an answer that confirms the view: the next call may probe. */
+  readonly probeEnded?: boolean;
   readonly answer?: ReportedAnswer;
 }
 
@@ -284,6 +304,8 @@ export interface LeaseReply {
   readonly neverAnswered: boolean;
   /** Until a token above the asker's floor is free in the shared bucket (ms; 0: now). */
   readonly waitMs: number;
+  /** Nothing granted: the view is stale and another call is out as its probe; wait for its answer. */
+  readonly probing: boolean;
 }
 
 export interface RedisLeasesOptions {
@@ -294,6 +316,8 @@ export interface RedisLeasesOptions {
   /** The write reserve's share of the window (reads' floor). */
   readonly writeReserveShare: number;
   readonly staleAfterMs: number;
+  /** How long a stale view's probe holds the others back without an answer (a call's lease). */
+  readonly probeMs: number;
   /** This replica's name in the leases hash (unique per process). */
   readonly replica: string;
   /** A test's clock; default Redis's `TIME`. */
@@ -307,19 +331,7 @@ export interface RedisLeases {
   peek(credentialId: string): Promise<LeaseReply>;
 }
 
-type Reply = [
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-];
+type Reply = number[];
 
 export function createRedisLeases(options: RedisLeasesOptions): RedisLeases {
   const { client, prefix } = options;
@@ -358,6 +370,9 @@ export function createRedisLeases(options: RedisLeasesOptions): RedisLeases {
       String(config.graceMs),
       String(config.demandTauMs),
       String(config.poolTimeShare),
+      String(options.probeMs),
+      answer ? '1' : '0',
+      lease.probeEnded ? '1' : '0',
     ];
     let reply: Reply;
     try {
@@ -379,6 +394,7 @@ export function createRedisLeases(options: RedisLeasesOptions): RedisLeases {
       othersHeld: Number(reply[8]),
       neverAnswered: Number(reply[9]) === 1,
       waitMs: Number(reply[10]),
+      probing: Number(reply[11]) === 1,
     };
   };
 

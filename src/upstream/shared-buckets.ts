@@ -16,6 +16,7 @@ import { listenToChannel } from './redis-channel.ts';
 import type { RedisConnection } from './redis-connection.ts';
 import { createRedisLeases } from './redis-leases.ts';
 import { createRedisRouteClasses } from './redis-route-classes.ts';
+import { CALL_LEASE_MS } from './send-window.ts';
 import { STALE_AFTER_MS, type CredentialBudget } from './token-bucket.ts';
 
 /** A recall of a route class's places; any other message is a credential's id. */
@@ -62,6 +63,7 @@ export function createSharedBuckets(options: SharedBucketsOptions): SharedBucket
       windowMs: budget.windowMs,
       writeReserveShare: budget.writeReserveShare ?? 0,
       staleAfterMs: STALE_AFTER_MS,
+      probeMs: CALL_LEASE_MS,
       replica,
       ...clock,
     }),

@@ -24,6 +24,7 @@ const reply = (fields: Partial<LeaseReply>): LeaseReply => ({
   othersHeld: 0,
   neverAnswered: false,
   waitMs: 0,
+  probing: false,
   ...fields,
 });
 

@@ -21,6 +21,7 @@ import {
   type BucketStore,
   type CredentialBudget,
 } from '../../../src/upstream/token-bucket.ts';
+import { CALL_LEASE_MS } from '../../../src/upstream/send-window.ts';
 import { manualClock } from '../../support/clock.ts';
 import {
   openTestConnection,
@@ -83,6 +84,7 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
         windowMs: BUDGET.windowMs,
         writeReserveShare: BUDGET.writeReserveShare ?? 0,
         staleAfterMs: STALE_AFTER_MS,
+        probeMs: CALL_LEASE_MS,
         replica: `r${n}`,
         now,
       }),
@@ -280,6 +282,50 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
     expect((await spend(store, id, 1, left))[0]?.allowed).toBe(true);
     const after = await sharedState(id);
     expect(after.tokens + after.held).toBe(leftBefore);
+  });
+
+  it('lets one call out between replicas after Redis came back empty, then what its answer leaves', async () => {
+    const clock = manualClock();
+    const other = await openTestConnection();
+    opened.push(other);
+    const a = replica(clock.now);
+    const b = replica(clock.now, other);
+    const id = fresh();
+    const left = { n: BUDGET.capacity };
+    // Both replicas have heard from the upstream lately: their own views are fresh.
+    for (let i = 0; i < 4; i += 1) await spend(i % 2 === 0 ? a.store : b.store, id, 1, left);
+    await a.store.giveBackAll();
+    await b.store.giveBackAll();
+    // Redis restarts empty; meanwhile another client spent the window down to 3.
+    await redis.admin().del([`${prefix}:bucket:{${id}}`, `${prefix}:leases:{${id}}`]);
+    left.n = 3;
+    // Four calls on each replica at once: the shared bucket has never been answered, so one goes
+    // out (the probe), the others wait for its answer.
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        (i % 2 === 0 ? a : b).store.take(id, undefined, { priority: 'read' }),
+      ),
+    );
+    const probes = burst.filter((v) => v.allowed);
+    expect(probes).toHaveLength(1);
+    expect(burst.filter((v) => !v.allowed).every((v) => v.deniedBy === 'window')).toBe(true);
+    // The probe's answer (2 left after it) goes to the shared bucket at once: no more than that
+    // goes out now, whichever replica asks.
+    const prober = burst.findIndex((v) => v.allowed) % 2 === 0 ? a : b;
+    left.n -= 1;
+    await prober.store.correct(id, undefined, {
+      ticket: probes[0]!.ticket,
+      limit: BUDGET.capacity,
+      remaining: left.n,
+      resetMs: 300_000,
+    });
+    await expect.poll(async () => (await sharedState(id)).tokens).toBeLessThanOrEqual(left.n);
+    let sent = 0;
+    for (let i = 0; i < 8; i += 1) {
+      if ((await spend(i % 2 === 0 ? a.store : b.store, id, 1, left))[0]?.allowed) sent += 1;
+    }
+    // Reads stop at the write reserve (10 of 100): none of the 2 left is theirs.
+    expect(sent).toBe(0);
   });
 
   it('gets the tokens another replica holds when a call is refused for them (recall)', async () => {
