@@ -24,8 +24,15 @@ const PARTS = {
   accept:
     'multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9',
 };
+/** What Apollo Client 4's GraphQL17Alpha9Handler sends. */
+const PARTS_V02 = {
+  ...AUTH,
+  accept:
+    'multipart/mixed;incrementalSpec=v0.2,application/graphql-response+json,application/json;q=0.9',
+};
 
 const FAST_FIELDS = 'appId name status urls { publish } runtimeStatus { __typename }';
+const FAST_KEYS = ['appId', 'name', 'runtimeStatus', 'status', 'urls'];
 const SLOW_FIELDS = 'deployments(limit: 3) { __typename }';
 const DEFERRED_DASHBOARD = `query Dashboard { apps { ${FAST_FIELDS} ... @defer(label: "deployments") { ${SLOW_FIELDS} } } }`;
 const WHOLE_DASHBOARD = `query Dashboard { apps { ${FAST_FIELDS} ${SLOW_FIELDS} } }`;
@@ -154,6 +161,67 @@ describe('a dashboard whose slow part is deferred', () => {
       `[defer figures] not deferred: whole answer ${round(whole!.at - started)} ms after the ` +
         `request, ${round(whole!.at - lastFast)} ms after the last fast call answered`,
     );
+  });
+});
+
+describe('the same dashboard in the incrementalSpec=v0.2 format', () => {
+  it('lists what is pending in the first part, then delivers and completes each by its id', async () => {
+    const answer = await postForParts(
+      `${stack.url}/graphql`,
+      { query: DEFERRED_DASHBOARD },
+      { ...PARTS_V02, authorization: 'Bearer demo-other' },
+    );
+    expect(answer.headers['content-type']).toBe(
+      'multipart/mixed; boundary="-"; incrementalSpec=v0.2',
+    );
+    const parts = await answer.parts;
+    expect(parts).toHaveLength(2);
+    const [first, last] = parts as [ArrivedPart, ArrivedPart];
+    const apps = first.body.data.apps as Record<string, unknown>[];
+    expect(apps.length).toBeGreaterThan(0);
+    // The first part is the data without the deferred fields, nothing of Weft's added to it.
+    for (const app of apps) expect(Object.keys(app).sort()).toEqual(FAST_KEYS);
+    const ids = apps.map((_app, index) => String(index));
+    expect(first.body.pending).toEqual(
+      ids.map((id, index) => ({ id, path: ['apps', index], label: 'deployments' })),
+    );
+    expect(first.body.hasNext).toBe(true);
+    expect(last.body).toEqual({
+      hasNext: false,
+      incremental: ids.map((id) => ({
+        id,
+        data: { deployments: { __typename: 'AppDeploymentList' } },
+      })),
+      completed: ids.map((id) => ({ id })),
+    });
+  });
+
+  it("delivers a deferred part's errors in its entry", async () => {
+    const answer = await postForParts(
+      `${stack.url}/graphql`,
+      {
+        query: `{ apps { appId } ... @defer(label: "missing") { app(appId: "app-9999") { name } } }`,
+      },
+      PARTS_V02,
+    );
+    const [first, last] = await answer.parts;
+    expect(first!.body.pending).toEqual([{ id: '0', path: [], label: 'missing' }]);
+    expect(last!.body.incremental).toEqual([
+      {
+        id: '0',
+        data: { app: null },
+        errors: [
+          expect.objectContaining({
+            path: ['app', 'name'],
+            extensions: expect.objectContaining({
+              code: 'NOT_FOUND',
+              requestId: answer.headers['x-request-id'],
+            }),
+          }),
+        ],
+      },
+    ]);
+    expect(last!.body.completed).toEqual([{ id: '0' }]);
   });
 });
 
