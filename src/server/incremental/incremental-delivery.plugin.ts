@@ -150,7 +150,7 @@ export function incrementalDeliveryPlugin(
           contextValue,
         }): Promise<GraphQLResponse | null> {
           // A query only: a mutation's answer comes whole (docs/clients.md); a subscription is
-          // refused by validation (defer-placement.rule.ts) or answered by its own transport.
+          // refused by validation (incremental-placement.rule.ts) or answered by its own transport.
           if (operation?.operation !== 'query') return null;
           if (!namesIncrementalDirective(source) || !usesIncrementalDelivery(document)) return null;
           const formatErrors = errorFormatter(contextValue, options);
@@ -160,7 +160,7 @@ export function incrementalDeliveryPlugin(
           const stopListening = contextValue.onClientGone?.(() => {
             abort.abort();
             contextValue.logger.info(
-              'client went away before the last part: deferred fields not started are not run',
+              'client went away before the last part: the fields not started are not run',
             );
           });
           let result: SingularExecutionResult | IncrementalExecutionResults;

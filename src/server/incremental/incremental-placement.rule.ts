@@ -1,14 +1,18 @@
 /**
- * `@defer` may not be used in a subscription (graphql-js 17's rule, `DeferStreamDirectiveOnValid
- * OperationsRule`, unless its `if` is false): each event of a subscription is one answer, and no
- * transport of Weft's delivers an event in parts. Refused at validation, with the other shape
- * checks, so every transport refuses it the same way (GRAPHQL_VALIDATION_FAILED).
+ * Where `@defer` and `@stream` may stand, refused at validation with the other shape checks, so
+ * every transport refuses them the same way (GRAPHQL_VALIDATION_FAILED) — graphql-js 17's rules
+ * `DeferStreamDirectiveOnValidOperationsRule` and `StreamDirectiveOnListFieldRule`:
+ * - neither in a subscription (unless its `if` is false): each event of a subscription is one
+ *   answer, and no transport of Weft's delivers an event in parts;
+ * - `@stream` only on a list field: there is nothing else to stream.
  *
- * Mutations are not refused: the spec allows `@defer` there, and Weft answers them whole
- * (incremental-delivery.plugin.ts serves queries only), which every client that sent it reads.
+ * Mutations are not refused: the spec allows both there, and Weft answers them whole
+ * (incremental-delivery.plugin.ts serves queries only), which every client that sent them reads.
  */
 import {
+  getNullableType,
   GraphQLError,
+  isListType,
   Kind,
   type ASTVisitor,
   type DirectiveNode,
@@ -26,7 +30,7 @@ const isOff = (directive: DirectiveNode): boolean =>
       argument.value.value === false,
   ) ?? false;
 
-export function DeferPlacementRule(context: ValidationContext): ASTVisitor {
+export function IncrementalPlacementRule(context: ValidationContext): ASTVisitor {
   /** Fragments a subscription of the document uses, directly or through other fragments. */
   const usedBySubscriptions = new Set<string>();
   for (const definition of context.getDocument().definitions) {
@@ -38,7 +42,22 @@ export function DeferPlacementRule(context: ValidationContext): ASTVisitor {
   }
   return {
     Directive(node, _key, _parent, _path, ancestors) {
-      if (node.name.value !== 'defer' || isOff(node)) return;
+      const name = node.name.value;
+      if (name !== 'defer' && name !== 'stream') return;
+      if (name === 'stream') {
+        // The type of the field the directive stands on (its definition is known: an unknown field
+        // is another rule's error).
+        const type = context.getFieldDef() ? context.getType() : undefined;
+        if (type && !isListType(getNullableType(type))) {
+          context.reportError(
+            new GraphQLError(
+              `\`@stream\` is only for list fields: \`${context.getParentType()?.name}.${context.getFieldDef()?.name}\` returns \`${String(type)}\`.`,
+              { nodes: node },
+            ),
+          );
+        }
+      }
+      if (isOff(node)) return;
       const definition = ancestors[2] as OperationDefinitionNode | FragmentDefinitionNode;
       const inSubscription =
         definition.kind === Kind.OPERATION_DEFINITION
@@ -47,7 +66,7 @@ export function DeferPlacementRule(context: ValidationContext): ASTVisitor {
       if (!inSubscription) return;
       context.reportError(
         new GraphQLError(
-          '`@defer` is not supported in a subscription: each event is delivered whole. Remove it or pass `if: false`.',
+          `\`@${name}\` is not supported in a subscription: each event is delivered whole. Remove it or pass \`if: false\`.`,
           { nodes: node },
         ),
       );
