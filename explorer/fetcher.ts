@@ -1,6 +1,6 @@
 /**
- * The explorer's fetcher: GraphiQL's own (`createGraphiQLFetcher`) for queries and mutations — a
- * `@defer` answer's parts included — and GraphQL over SSE for subscriptions
+ * The explorer's fetcher: GraphiQL's own (`createGraphiQLFetcher`) for queries and mutations — the
+ * parts of a `@defer` or `@stream` answer included — and GraphQL over SSE for subscriptions
  * (`subscription-fetcher.ts`), with two headers on every request; the ledger of each run, and each
  * part or event as it arrives, noted for the ledger panel and the footer.
  *
@@ -15,9 +15,9 @@ import type { LastRun, LastRunStore } from './last-run.ts';
 import { readLedger, type Ledger } from './ledger.ts';
 import {
   announcesMore,
+  createPartReader,
   isIncremental,
   KEPT_PARTS,
-  readPart,
   type ArrivedPart,
   type Delivery,
 } from './response-parts.ts';
@@ -73,8 +73,9 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
 const OWN_HEADERS = { 'Weft-Priority': 'explorer', 'Weft-Trace': '1' } as const;
 
 export function createExplorerFetcher(endpoint: string, lastRun: LastRunStore): Fetcher {
-  // Queries and mutations: GraphiQL's fetcher, which reads a `@defer` answer's parts
-  // (`multipart/mixed`) and yields each chunk as it arrives; GraphiQL merges them into the editor.
+  // Queries and mutations: GraphiQL's fetcher, which reads an answer's parts (`multipart/mixed`,
+  // `@defer` and `@stream`) and yields each chunk as it arrives; GraphiQL merges them into the
+  // editor.
   const base = createGraphiQLFetcher({ url: endpoint, headers: { ...OWN_HEADERS } });
   return async (graphQLParams, options) => {
     const params = ownOperationName(graphQLParams);
@@ -88,6 +89,7 @@ export function createExplorerFetcher(endpoint: string, lastRun: LastRunStore): 
     let delivery: Delivery = subscription ? 'events' : 'single';
     let arrived = 0;
     let parts: readonly ArrivedPart[] = [];
+    const reader = createPartReader();
     let more = subscription;
     const publish = (state: LastRun['state']) =>
       lastRun.set({ ...run, state, ledger, events, delivery, arrived, parts, more });
@@ -104,7 +106,7 @@ export function createExplorerFetcher(endpoint: string, lastRun: LastRunStore): 
         }
         if (delivery === 'single') continue;
         arrived += 1;
-        parts = [...parts, readPart(part, delivery, arrived, atMs)].slice(-KEPT_PARTS);
+        parts = [...parts, reader.read(part, delivery, arrived, atMs)].slice(-KEPT_PARTS);
         if (delivery === 'parts') more = announcesMore(part);
       }
       publish('done');

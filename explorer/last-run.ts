@@ -17,7 +17,7 @@ export interface LastRun {
   readonly ledger: Ledger | undefined;
   /** Events of a stream with a ledger so far (1 for a plain response). */
   readonly events: number;
-  /** How the answer came: one response, `@defer` parts, or a subscription's events. */
+  /** How the answer came: one response, parts (`@defer`, `@stream`), or a subscription's events. */
   readonly delivery: Delivery;
   /** Parts or events that arrived so far (all of them, even beyond those kept in `parts`). */
   readonly arrived: number;

@@ -1,14 +1,14 @@
 /**
- * "As it arrived", in GraphiQL's footer under the response: the parts of the last run's `@defer`
- * answer, or its subscription's events, each with the time it came after the request was sent —
- * while more is still to come and after (docs/explorer.md "Subscriptions and @defer"). The response
- * editor shows what GraphiQL made of them (the parts merged, the latest event); this line shows the
- * pieces: which came first, which deferred fragment (label, path) came when. Nothing for a run
- * answered in one piece.
+ * "As it arrived", in GraphiQL's footer under the response: the parts of the last run's answer in
+ * parts (`@defer`, `@stream`), or its subscription's events, each with the time it came after the
+ * request was sent — while more is still to come and after (docs/explorer.md "Subscriptions, @defer
+ * and @stream"). The response editor shows what GraphiQL made of them (the parts merged, the latest
+ * event); this line shows the pieces: which came first, which deferred fragment (label, path) and
+ * which streamed items (label, list, how many) came when. Nothing for a run answered in one piece.
  */
 import { useSyncExternalStore } from 'react';
 import type { LastRun, LastRunStore } from './last-run.ts';
-import { describeFragments, type ArrivedPart } from './response-parts.ts';
+import { describePieces, type ArrivedPart } from './response-parts.ts';
 
 function describePart(part: ArrivedPart): string {
   const errors =
@@ -16,8 +16,8 @@ function describePart(part: ArrivedPart): string {
   switch (part.kind) {
     case 'first':
       return `first part${errors}`;
-    case 'deferred':
-      return `${part.fragments.length === 0 ? 'last part' : describeFragments(part.fragments)}${errors}`;
+    case 'later':
+      return `${part.pieces.length === 0 ? 'last part' : describePieces(part.pieces)}${errors}`;
     case 'event':
       return `event ${part.index}${errors}`;
   }

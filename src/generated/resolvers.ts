@@ -2105,6 +2105,14 @@ export type RangeDirectiveArgs = {
 
 export type RangeDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = RangeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
+export type StreamDirectiveArgs = {
+  if?: Scalars['Boolean']['input'];
+  initialCount?: Maybe<Scalars['Int']['input']>;
+  label?: Maybe<Scalars['String']['input']>;
+};
+
+export type StreamDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = StreamDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type AcmeExternalAccountBindingResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['AcmeExternalAccountBinding'] = ResolversParentTypes['AcmeExternalAccountBinding']> = {
   directoryUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   hmacKey?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2667,4 +2675,5 @@ export type Resolvers<ContextType = GatewayContext> = {
 export type DirectiveResolvers<ContextType = GatewayContext> = {
   defer?: DeferDirectiveResolver<any, any, ContextType>;
   range?: RangeDirectiveResolver<any, any, ContextType>;
+  stream?: StreamDirectiveResolver<any, any, ContextType>;
 };

@@ -15,15 +15,16 @@
  *     HTTP: the route's preHandler hook; WS and SSE: `prepareSubscription`.
  *  3. Whole-response replay of a query answered before (same credential, same request). HTTP only.
  *  4. Parse; APQ lookup and registration. HTTP: Apollo; WS and SSE: `prepareSubscription`.
- *  5. Validation: graphql-js's rules, plus the shape limits again as a backstop and `@defer`'s
- *     placement ({@link OperationPipeline.validationRules}). Apollo / `prepareSubscription`.
+ *  5. Validation: graphql-js's rules, plus the shape limits again as a backstop and the placement
+ *     of `@defer` and `@stream` ({@link OperationPipeline.validationRules}). Apollo /
+ *     `prepareSubscription`.
  *  6. Operation type fits the transport: subscriptions over WS and SSE only, the rest over HTTP.
  *  7. Variables (value-free errors), the arguments' `@range` bounds, then cost, then the upper
  *     bound of upstream calls against its maximum ({@link OperationPipeline.refuseOperation}).
  *     HTTP: the Apollo plugin below; WS and SSE: `prepareSubscription`. Over HTTP, the bound then
  *     meets what is left of the credential's window (`limits/upstream-call-policy.ts`).
  *  8. Idempotency of mutations with `Idempotency-Key`. HTTP (mutations run nowhere else).
- *  9. Execution (a query with `@defer`, for a client that reads parts: in parts,
+ *  9. Execution (a query with `@defer` or `@stream`, for a client that reads parts: in parts,
  *     incremental/incremental-delivery.plugin.ts); metrics, tracing and one log line per operation
  *     — for an answer in parts, at its last part (incremental/deferred-parts.ts).
  */
@@ -48,7 +49,7 @@ import {
   type OperationLimits,
 } from './limits/operation-limits.ts';
 import { createOperationShapeRule } from './limits/operation-shape.rule.ts';
-import { DeferPlacementRule } from './incremental/defer-placement.rule.ts';
+import { IncrementalPlacementRule } from './incremental/incremental-placement.rule.ts';
 import type { TrustedDocuments } from './persisted-operations/trusted-documents.ts';
 import { variableValueProblems } from './variable-values.ts';
 import type { CallBoundDeclarations } from '../kit/call-bounds.ts';
@@ -158,7 +159,7 @@ export function createOperationPipeline(
 
   return {
     refuseDocument,
-    validationRules: [createOperationShapeRule(limits), DeferPlacementRule],
+    validationRules: [createOperationShapeRule(limits), IncrementalPlacementRule],
     maxTokens: limits.maxTokens,
     refuseOperation,
     apolloPlugin: () => ({

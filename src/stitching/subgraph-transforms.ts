@@ -113,43 +113,51 @@ export function moneyInputDescriptionsTransform(): Transform {
   };
 }
 
-/** Whether the client's operation (or a fragment it sends) uses `@defer`, per parsed operation. */
-const defersByOperation = new WeakMap<GraphQLResolveInfo['operation'], boolean>();
-function clientDefers(info: GraphQLResolveInfo | undefined): boolean {
+/** The directives a subgraph never sees (it answers in one piece). */
+const INCREMENTAL = new Set(['defer', 'stream']);
+
+/**
+ * Whether the client's operation (or a fragment it sends) uses `@defer` or `@stream`, per parsed
+ * operation.
+ */
+const incrementalByOperation = new WeakMap<GraphQLResolveInfo['operation'], boolean>();
+function clientAsksForParts(info: GraphQLResolveInfo | undefined): boolean {
   if (!info) return false;
-  let known = defersByOperation.get(info.operation);
+  let known = incrementalByOperation.get(info.operation);
   if (known === undefined) {
     known = false;
     const nodes: ASTNode[] = [info.operation, ...Object.values(info.fragments)];
     for (const node of nodes) {
       visit(node, {
         Directive(directive) {
-          if (directive.name.value !== 'defer') return undefined;
+          if (!INCREMENTAL.has(directive.name.value)) return undefined;
           known = true;
           return BREAK;
         },
       });
       if (known) break;
     }
-    defersByOperation.set(info.operation, known);
+    incrementalByOperation.set(info.operation, known);
   }
   return known;
 }
 
 /**
- * A subgraph answers in one piece: a `@defer` inside a stitched field's selection is taken out of
- * the subgraph's request, so its fields are asked for with the rest, and the gateway delivers that
- * fragment in a later part from the one answer (docs/clients.md "@defer"). Left in, the delegation
- * would drop the deferred fields from the request, expecting to fetch them in a later call that a
- * subgraph without merged types never gets — and answer them null. Costs a lookup per delegation
- * (the client's operation walked once) and a walk of the subgraph request only when it defers.
+ * A subgraph answers in one piece: a `@defer` or a `@stream` inside a stitched field's selection is
+ * taken out of the subgraph's request, so its fields and all the list's items are asked for with the
+ * rest, and the gateway delivers that fragment, or the list's later items, in later parts from the
+ * one answer (docs/clients.md "Incremental delivery"). Left in, a `@defer` would make the delegation
+ * drop the deferred fields from the request, expecting to fetch them in a later call that a subgraph
+ * without merged types never gets — and answer them null; a `@stream` on a subgraph's root list would
+ * reach a subgraph that does not know it. Costs a lookup per delegation (the client's operation
+ * walked once) and a walk of the subgraph request only when the client asks for parts.
  */
 export function wholeSubgraphAnswerTransform(): Transform {
   return {
     transformRequest(request, delegationContext) {
-      if (!clientDefers(delegationContext.info)) return request;
+      if (!clientAsksForParts(delegationContext.info)) return request;
       const document = visit(request.document, {
-        Directive: (directive) => (directive.name.value === 'defer' ? null : undefined),
+        Directive: (directive) => (INCREMENTAL.has(directive.name.value) ? null : undefined),
       });
       return { ...request, document };
     },

@@ -1,9 +1,10 @@
 /**
- * The `@defer` figure (docs/clients.md "@defer"): a dashboard whose slow part is deferred, against a
+ * The `@defer` figure (docs/clients.md "Incremental delivery"): a dashboard whose slow part is deferred, against a
  * gateway process and a simulator where one route is slow (deployments, held `SLOW_MS`) and every
  * other answers at once. Measured per run, cold (no cache): how long after the last fast call
  * answered the first part arrives (target ≤ 50 ms), how long after the last slow call answered the
- * deferred part arrives, and, for the same query not deferred, how long after the last fast call
+ * last deferred part arrives (each app's fragment comes once its own slow call has answered: one
+ * part or several), and, for the same query not deferred, how long after the last fast call
  * the whole answer arrives (it waits for the slow calls).
  */
 import { createSimulator } from '../../src/simulator/simulator.ts';
@@ -23,7 +24,7 @@ const HEADERS = {
 export interface DeferFigures {
   /** First part after the last fast call answered, ms, per run. */
   readonly firstAfterFast: number[];
-  /** Deferred part after the last slow call answered, ms, per run. */
+  /** Last deferred part after the last slow call answered, ms, per run. */
   readonly deferredAfterSlow: number[];
   /** Whole answer (not deferred) after the last fast call answered, ms, per run. */
   readonly wholeAfterFast: number[];
@@ -66,12 +67,13 @@ export async function measureDefer(runs: number): Promise<DeferFigures> {
       answers = [];
       const deferred = await postForParts(`${gateway.url}/graphql`, { query: DEFERRED }, HEADERS);
       const parts = await deferred.parts;
-      if (parts.length !== 2) {
+      if (parts.length < 2) {
         throw new Error(
-          `@defer answered ${parts.length} parts, not 2: ${JSON.stringify(parts[0]?.body).slice(0, 300)}`,
+          `@defer answered ${parts.length} part, not 2 or more: ${JSON.stringify(parts[0]?.body).slice(0, 300)}`,
         );
       }
-      const [first, last] = parts as [ArrivedPart, ArrivedPart];
+      const first = parts[0]!;
+      const last = parts.at(-1)!;
       const fastDone = lastOf(false);
       const slowDone = lastOf(true);
       answers = [];

@@ -12,10 +12,10 @@
  *   preHandler     document checks (size, tokens, trusted documents) → a subscription that asks
  *                  for `text/event-stream` becomes an SSE stream → anything else must accept
  *                  JSON (406), and one that reads `multipart/mixed` is handed to Apollo as reading
- *                  the `@defer` format Weft writes; then APQ registration rights; then
- *                  whole-response replay
+ *                  the incremental format it asked for (of the two Weft writes); then APQ
+ *                  registration rights; then whole-response replay
  *   handler        Apollo Server: parse, validation, variables, cost, idempotency, execution (a
- *                  query with `@defer`: incremental/incremental-delivery.plugin.ts) — or, still
+ *                  query with `@defer` or `@stream`: incremental/incremental-delivery.plugin.ts) — or, still
  *                  running at the shutdown deadline, a 503 SHUTTING_DOWN answer
  *
  * graphql-ws is the same path's WebSocket upgrade (subscriptions/graphql-ws.transport.ts).
@@ -154,12 +154,12 @@ export async function graphqlRoute(
     if (streams && operationTypeOf(request.body) === 'subscription') {
       return sse.serve(request, reply);
     }
-    // Anything else is answered as JSON (a query with `@defer`, as JSON parts): a client that
+    // Anything else is answered as JSON (a query with `@defer` or `@stream`, as JSON parts): a client that
     // accepts neither JSON type nor parts is told so before the operation runs (Apollo would run
     // it, spend upstream calls, then answer 406).
     if (request.method === 'OPTIONS') return undefined;
-    // A client that reads parts gets them in the one format Weft writes (incremental/), and JSON
-    // when the answer is one piece (a client that reads JSON parts reads JSON).
+    // A client that reads parts gets them in the format it names (incremental/), and JSON when the
+    // answer is one piece (a client that reads JSON parts reads JSON).
     if (readsParts(request.headers)) {
       request.headers.accept = partsAccept(request.headers);
       return undefined;
@@ -171,7 +171,7 @@ export async function graphqlRoute(
       406,
       new GatewayError(
         ErrorCode.BAD_USER_INPUT,
-        'Send `Accept: application/json` or `application/graphql-response+json` (`multipart/mixed` for `@defer`, `text/event-stream` for subscriptions): this Accept header allows neither.',
+        'Send `Accept: application/json` or `application/graphql-response+json` (`multipart/mixed` for `@defer` and `@stream`, `text/event-stream` for subscriptions): this Accept header allows neither.',
         { header: 'accept' },
       ),
     );

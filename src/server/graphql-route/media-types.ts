@@ -6,7 +6,8 @@
  *   type an answer the gateway writes itself (a refusal, a replay) goes out as;
  * - whether a GET is a browser asking for the explorer page;
  * - whether a subscription asked for an event stream (a query or a mutation never becomes one);
- * - whether the client reads an answer in parts (`multipart/mixed`, for `@defer`).
+ * - whether the client reads an answer in parts (`multipart/mixed`, for `@defer` and `@stream`), and
+ *   in which of the two formats.
  */
 import { LRUCache } from 'lru-cache';
 import Negotiator from 'negotiator';
@@ -17,10 +18,14 @@ export const EVENT_STREAM = 'text/event-stream';
 const HTML = 'text/html';
 const MULTIPART_MIXED = 'multipart/mixed';
 /**
- * The incremental format Weft writes, as Apollo Server names it: the `@defer` format of graphql-js
- * 17.0.0-alpha.2 that Apollo Client 4's `Defer20220824Handler` and urql read.
+ * The two incremental formats Weft writes, as Apollo Server names them: the format of graphql-js
+ * 17.0.0-alpha.2 that Apollo Client 4's `Defer20220824Handler` and urql read (`incremental` entries
+ * with their `path`), and the format of graphql-js 17.0.0-alpha.9 that Apollo Client 4's
+ * `GraphQL17Alpha9Handler` reads (`pending`, `incremental` entries with an `id`, `completed`).
  */
 export const MULTIPART_DEFER = 'multipart/mixed; deferSpec=20220824';
+export const MULTIPART_INCREMENTAL = 'multipart/mixed; incrementalSpec=v0.2';
+export type PartsFormat = typeof MULTIPART_DEFER | typeof MULTIPART_INCREMENTAL;
 
 type Headers = { readonly accept?: string | undefined };
 
@@ -31,8 +36,11 @@ interface Negotiated {
   readonly prefersHtml: boolean;
   readonly prefersEventStream: boolean;
   readonly asksForEventStream: boolean;
-  /** The client names `multipart/mixed` in the 2022 format (or with no format: urql). */
-  readonly readsParts: boolean;
+  /**
+   * The format of the parts the client reads: it names `multipart/mixed` in one of the two formats
+   * (or with none: urql, which reads the 2022 one). Undefined when it reads no parts.
+   */
+  readonly partsFormat: PartsFormat | undefined;
 }
 
 /**
@@ -48,7 +56,7 @@ const NO_ACCEPT: Negotiated = {
   prefersHtml: false,
   prefersEventStream: false,
   asksForEventStream: false,
-  readsParts: false,
+  partsFormat: undefined,
 };
 
 function negotiated(headers: Headers): Negotiated {
@@ -65,10 +73,11 @@ function negotiated(headers: Headers): Negotiated {
       negotiator.mediaType([APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, EVENT_STREAM]) ===
       EVENT_STREAM,
     asksForEventStream: negotiator.mediaTypes().includes(EVENT_STREAM),
-    // Named, not implied by a wildcard; and not only in another format (`incrementalSpec=v0.2`).
-    readsParts:
-      negotiator.mediaTypes().includes(MULTIPART_MIXED) &&
-      negotiator.mediaTypes([MULTIPART_DEFER]).length > 0,
+    // Named, not implied by a wildcard. A bare `multipart/mixed` matches both formats equally: the
+    // 2022 one, offered first, wins the tie; otherwise the client's q-values, then its order.
+    partsFormat: negotiator.mediaTypes().includes(MULTIPART_MIXED)
+      ? (negotiator.mediaType([MULTIPART_DEFER, MULTIPART_INCREMENTAL]) as PartsFormat | undefined)
+      : undefined,
   };
   answers.set(accept, answer);
   return answer;
@@ -105,20 +114,26 @@ export function asksForEventStream(headers: Headers): boolean {
 }
 
 /**
- * The client reads an answer in parts: `multipart/mixed` named with q > 0, in the 2022 format or
- * with no format parameter (urql lists a bare `multipart/mixed` on every request and reads that
+ * The client reads an answer in parts: `multipart/mixed` named with q > 0, in either format or with
+ * no format parameter (urql lists a bare `multipart/mixed` on every request and reads the 2022
  * format). A wildcard does not count: curl's default Accept gets one JSON answer.
  */
 export function readsParts(headers: Headers): boolean {
-  return negotiated(headers).readsParts;
+  return negotiated(headers).partsFormat !== undefined;
+}
+
+/** The format a client that reads parts gets them in (undefined: it reads none). */
+export function partsFormat(headers: Headers): PartsFormat | undefined {
+  return negotiated(headers).partsFormat;
 }
 
 /**
  * The Accept header Apollo Server is handed for a client that reads parts: Apollo writes parts only
- * for an Accept that names a format, and chooses the JSON type of a single answer from the same
- * header — so both are kept: the 2022 format, then the JSON type the client prefers.
+ * for an Accept that names a format (and names the format in the answer's content type), and
+ * chooses the JSON type of a single answer from the same header — so both are kept: the client's
+ * format, then the JSON type it prefers.
  */
 export function partsAccept(headers: Headers): string {
-  const json = negotiated(headers).json ?? APPLICATION_JSON;
-  return `${MULTIPART_DEFER}, ${json}`;
+  const { json, partsFormat } = negotiated(headers);
+  return `${partsFormat ?? MULTIPART_DEFER}, ${json ?? APPLICATION_JSON}`;
 }

@@ -1,5 +1,5 @@
 /**
- * The parts of an incremental (`@defer`) answer as the other plugins see them. Apollo Server calls
+ * The parts of an incremental (`@defer`, `@stream`) answer as the other plugins see them. Apollo Server calls
  * `willSendResponse` once, when the first part is ready; what concerns the whole operation — the
  * ledger, the log line's errors and duration, the metrics and the trace span — must wait for the
  * last part instead. A plugin hands its end-of-operation work to {@link followDeferredParts}, which
@@ -8,15 +8,19 @@
  */
 import type {
   GraphQLExperimentalFormattedSubsequentIncrementalExecutionResultAlpha2,
+  GraphQLExperimentalFormattedSubsequentIncrementalExecutionResultAlpha9,
   GraphQLResponse,
 } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 
 /**
- * One part after the first, in the format Weft sends (`deferSpec=20220824`: `incremental` entries
- * with their `path`, `hasNext`).
+ * One part after the first, in either format Weft writes: `deferSpec=20220824` (`incremental`
+ * entries with their `path`) or `incrementalSpec=v0.2` (`pending`, `incremental` entries with an
+ * `id`, `completed`); both end with `hasNext: false`.
  */
-export type DeferredPart = GraphQLExperimentalFormattedSubsequentIncrementalExecutionResultAlpha2;
+export type DeferredPart =
+  | GraphQLExperimentalFormattedSubsequentIncrementalExecutionResultAlpha2
+  | GraphQLExperimentalFormattedSubsequentIncrementalExecutionResultAlpha9;
 
 export interface DeferredPartsFollower {
   /** Each part after the first, before it is written. */
@@ -38,7 +42,6 @@ export function followDeferredParts(
 ): boolean {
   const body = response.body;
   if (body.kind !== 'incremental') return false;
-  // Weft writes only the 2022 format (incremental-delivery.plugin.ts).
   const parts = body.subsequentResults as AsyncIterable<DeferredPart>;
   body.subsequentResults = (async function* () {
     let ended = false;
@@ -58,9 +61,15 @@ export function followDeferredParts(
   return true;
 }
 
-/** The errors one part carries (each deferred fragment's own). */
+/**
+ * The errors one part carries: each fragment's or list's own, in its `incremental` entry, or (in
+ * the v0.2 format) in its `completed` entry when it failed as a whole.
+ */
 export function errorsOfPart(part: DeferredPart): readonly GraphQLFormattedError[] {
   const errors: GraphQLFormattedError[] = [];
   for (const entry of part.incremental ?? []) if (entry.errors) errors.push(...entry.errors);
+  if ('completed' in part) {
+    for (const entry of part.completed ?? []) if (entry.errors) errors.push(...entry.errors);
+  }
   return errors;
 }

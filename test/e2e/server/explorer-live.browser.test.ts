@@ -1,6 +1,6 @@
 /**
- * The explorer's answers that come in pieces, in Chromium (docs/explorer.md "Subscriptions and
- * @defer"):
+ * The explorer's answers that come in pieces, in Chromium (docs/explorer.md "Subscriptions, @defer
+ * and @stream"):
  *
  * - the Hosting example's job subscription (the AppJob tab), run with the token typed in the
  *   Headers tab, goes over GraphQL over SSE with that header and the explorer's own, and shows
@@ -9,10 +9,13 @@
  * - the deferred Dashboard example shows its first part — the apps without their deployments —
  *   while the deferred part is still on its way, the footer saying a part arrived and more is to
  *   come; then the whole result, the deferred part listed with its label and paths, and the ledger
- *   of the last part in the panel.
+ *   of the last part in the panel;
+ * - a query typed in the editor that streams the app list shows the first app, then each further
+ *   app as its own upstream call (its runtime status) answers, the footer listing each item.
  *
  * No sleep decides anything: the simulator holds the one upstream call that makes the next piece
- * (the job's second poll, the deployments reads) until the test has seen the piece before it, and
+ * (the job's second poll, the deployments reads, the next app's status read) until the test has seen
+ * the piece before it, and
  * the test waits for text to appear. The simulator's clock stands still, so the job moves one step
  * per poll (pending on the first, active on the second), never by time.
  *
@@ -28,8 +31,10 @@ import { editorIncludes, editorText } from '../../support/explorer-editors.ts';
 const QUERY = 'operation.graphql';
 const RESPONSE = 'response.json';
 const TOOL_EDITOR = 'section.graphiql-editor-tool .graphiql-editor:not(.hidden) .monaco-editor';
+const QUERY_EDITOR = '.graphiql-query-editor .monaco-editor';
 const TAB = '.graphiql-tab-button';
 /** The tabs of the two examples (src/server/explorer/explorer-examples.ts). */
+const HOSTING_TAB = 1;
 const DASHBOARD_TAB = 3;
 const APP_JOB_TAB = 4;
 
@@ -113,8 +118,9 @@ async function ledgerPanel(page: Page) {
 
 const JOB_POLL = /^\/v1\/hosting\/nodejs\/apps\/jobs\/(job-\d+)$/;
 const isDeployments = (url: string) => url.split('?')[0]!.endsWith('/deployments');
+const STATUS_READ = /\/apps\/([^/]+)\/status$/;
 
-describe.skipIf(chromiumMissing)('explorer in Chromium: subscriptions and @defer', () => {
+describe.skipIf(chromiumMissing)('explorer in Chromium: subscriptions, @defer and @stream', () => {
   let stack: Stack;
   let browser: Browser;
   let context: BrowserContext;
@@ -126,12 +132,19 @@ describe.skipIf(chromiumMissing)('explorer in Chromium: subscriptions and @defer
   /** Deployments reads wait for this (the test has seen the first part). */
   let deferredReads: Deferred<void>;
   let deploymentsArrived: Deferred<void>;
+  /** Apps whose status read waits, each until the test lets it go. */
+  const heldStatus = new Map<string, Deferred<void>>();
 
   beforeAll(async () => {
     const frozen = Date.now();
     stack = await startStack({
-      // The shortest polls the configuration allows: the job's second poll follows quickly.
-      env: { SUBSCRIPTION_POLL_MIN_MS: '50', SUBSCRIPTION_POLL_MAX_MS: '200' },
+      // The shortest polls the configuration allows: the job's second poll follows quickly. No
+      // upstream cache: every run's reads reach the simulator, where the test holds them.
+      env: {
+        SUBSCRIPTION_POLL_MIN_MS: '50',
+        SUBSCRIPTION_POLL_MAX_MS: '200',
+        UPSTREAM_CACHE: 'off',
+      },
       sim: {
         now: () => frozen,
         onArrival: async ({ method, url }) => {
@@ -145,6 +158,8 @@ describe.skipIf(chromiumMissing)('explorer in Chromium: subscriptions and @defer
             deploymentsArrived.resolve();
             await deferredReads.promise;
           }
+          const app = STATUS_READ.exec(path)?.[1];
+          if (method === 'GET' && app !== undefined) await heldStatus.get(app)?.promise;
         },
       },
     });
@@ -154,6 +169,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium: subscriptions and @defer
   afterAll(async () => {
     secondPoll?.resolve();
     deferredReads?.resolve();
+    for (const held of heldStatus.values()) held.resolve();
     await browser?.close();
     await stack?.close();
   });
@@ -163,6 +179,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium: subscriptions and @defer
     secondPoll = deferred<void>();
     deferredReads = deferred<void>();
     deploymentsArrived = deferred<void>();
+    heldStatus.clear();
   });
 
   it("follows the Hosting example's job subscription: PENDING, then ACTIVE, each event as it arrives", async () => {
@@ -288,7 +305,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium: subscriptions and @defer
     expect(line.parts[0]).toEqual({ kind: 'first', what: 'first part' });
     const later = line.parts.slice(1);
     expect(later.length).toBeGreaterThan(0);
-    expect(later.every((part) => part.kind === 'deferred')).toBe(true);
+    expect(later.every((part) => part.kind === 'later')).toBe(true);
     // Every app's deferred fragment arrived, each named by its label and path.
     const named = later.map((part) => part.what).join('; ');
     for (const index of apps.keys()) expect(named).toContain(`apps.${index}`);
@@ -300,6 +317,62 @@ describe.skipIf(chromiumMissing)('explorer in Chromium: subscriptions and @defer
     await expect.poll(async () => (await ledgerPanel(page)).operation).toBe('Dashboard');
     expect((await ledgerPanel(page)).upstream).toBe(String(ledger.totals.upstream));
     expect(ledger.totals.upstream).toBe(await stack.upstreamCalls());
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+  it('shows a streamed list item by item: each app as its own upstream call answers', async () => {
+    const list = await stack.gql('{ apps { appId } }');
+    const appIds = (list.body.data.apps as { appId: string }[]).map((app) => app.appId);
+    expect(appIds.length).toBeGreaterThanOrEqual(3);
+    for (const appId of appIds.slice(1)) heldStatus.set(appId, deferred<void>());
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    await openWithToken(page, stack.url, HOSTING_TAB, 'query Hosting');
+    await typeInto(
+      page,
+      QUERY_EDITOR,
+      'query Streamed { apps @stream(initialCount: 1, label: "apps") { appId runtimeStatus { appStatus } } }',
+    );
+    await shows(page, QUERY, 'query Streamed');
+    await page.click('button.graphiql-execute-button');
+
+    // The first app, while the next one's status read is held at the simulator.
+    await shows(page, RESPONSE, `"${appIds[0]}"`);
+    expect((await response(page)).data.apps.map((app: { appId: string }) => app.appId)).toEqual([
+      appIds[0],
+    ]);
+    await expect
+      .poll(() => arrivedLine(page))
+      .toEqual({
+        delivery: 'parts',
+        more: 'true',
+        count: '1 part',
+        parts: [{ kind: 'first', what: 'first part' }],
+        state: 'more to come…',
+      });
+
+    // Each further app once its own read is let go: one more item in the response, one more part.
+    for (const [index, appId] of appIds.entries()) {
+      if (index === 0) continue;
+      heldStatus.get(appId)!.resolve();
+      await shows(page, RESPONSE, `"${appId}"`);
+      const shown = await response(page);
+      expect(shown.data.apps.map((app: { appId: string }) => app.appId)).toEqual(
+        appIds.slice(0, index + 1),
+      );
+      await expect.poll(async () => (await arrivedLine(page))?.parts.length).toBe(index + 1);
+      const line = (await arrivedLine(page))!;
+      expect(line.parts[index]).toEqual({ kind: 'later', what: '"apps": 1 item at apps' });
+    }
+    await expect.poll(async () => (await arrivedLine(page))?.state).toBe('complete');
+    const whole = await response(page);
+    expect(whole.errors).toBeUndefined();
+    for (const app of whole.data.apps)
+      expect(app.runtimeStatus.appStatus).toEqual(expect.any(String));
     expect(problems).toEqual([]);
     await page.close();
   }, 90_000);

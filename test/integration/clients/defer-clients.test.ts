@@ -1,12 +1,13 @@
 /**
- * `@defer` with the mainstream clients, each with its `@defer` set-up (docs/clients.md "@defer"):
- * Apollo Client 4 with `Defer20220824Handler`, urql with its default exchanges (its fetchExchange
- * reads `multipart/mixed` by itself). The deferred part's upstream calls are held at the simulator
+ * `@defer` with the mainstream clients, each with its set-up (docs/clients.md "Incremental
+ * delivery"): Apollo Client 4 with `Defer20220824Handler` (the 2022 format) and with
+ * `GraphQL17Alpha9Handler` (the `incrementalSpec=v0.2` format), urql with its default exchanges (its
+ * fetchExchange reads `multipart/mixed` by itself). The deferred part's upstream calls are held at the simulator
  * until the client has shown the first part, so each client is seen to get two parts: the first
  * without the deferred fields, then the whole.
  */
 import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
-import { Defer20220824Handler } from '@apollo/client/incremental';
+import { Defer20220824Handler, GraphQL17Alpha9Handler } from '@apollo/client/incremental';
 import { cacheExchange, createClient, fetchExchange } from '@urql/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deferred, type Deferred } from '../../support/clock.ts';
@@ -78,31 +79,46 @@ function expectTwoParts(first: Seen, last: Seen) {
   for (const app of last.apps) expect(app.deployments?.totalCount).toBeGreaterThanOrEqual(0);
 }
 
+/** What a watched query of Apollo Client 4 shows, with the given incremental handler. */
+async function apolloClientShows(
+  incrementalHandler: Defer20220824Handler | GraphQL17Alpha9Handler,
+): Promise<{ first: Seen; last: Seen }> {
+  const client = new ApolloClient({
+    link: new HttpLink({ uri: `${stack.url}/graphql`, headers: AUTH }),
+    cache: new InMemoryCache(),
+    incrementalHandler,
+  });
+  const results = collector();
+  const subscription = client
+    .watchQuery({ query: gql(DASHBOARD), fetchPolicy: 'network-only' })
+    .subscribe({
+      next: (result) => {
+        if (result.dataState !== 'streaming' && result.dataState !== 'complete') return;
+        results.add({
+          apps: (result.data as { apps: Seen['apps'] }).apps,
+          complete: result.dataState === 'complete',
+        });
+      },
+      error: results.fail,
+    });
+  const first = await results.first;
+  // The deferred reads are still held: the first part came without them.
+  slow.resolve();
+  const last = await results.last;
+  subscription.unsubscribe();
+  return { first, last };
+}
+
 describe('Apollo Client 4 with Defer20220824Handler', () => {
   it('shows the first part, then the deferred one', async () => {
-    const client = new ApolloClient({
-      link: new HttpLink({ uri: `${stack.url}/graphql`, headers: AUTH }),
-      cache: new InMemoryCache(),
-      incrementalHandler: new Defer20220824Handler(),
-    });
-    const results = collector();
-    const subscription = client
-      .watchQuery({ query: gql(DASHBOARD), fetchPolicy: 'network-only' })
-      .subscribe({
-        next: (result) => {
-          if (result.dataState !== 'streaming' && result.dataState !== 'complete') return;
-          results.add({
-            apps: (result.data as { apps: Seen['apps'] }).apps,
-            complete: result.dataState === 'complete',
-          });
-        },
-        error: results.fail,
-      });
-    const first = await results.first;
-    // The deferred reads are still held: the first part came without them.
-    slow.resolve();
-    const last = await results.last;
-    subscription.unsubscribe();
+    const { first, last } = await apolloClientShows(new Defer20220824Handler());
+    expectTwoParts(first, last);
+  });
+});
+
+describe('Apollo Client 4 with GraphQL17Alpha9Handler (incrementalSpec=v0.2)', () => {
+  it('shows the first part, then the deferred one', async () => {
+    const { first, last } = await apolloClientShows(new GraphQL17Alpha9Handler());
     expectTwoParts(first, last);
   });
 });

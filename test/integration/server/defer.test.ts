@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { until } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
-import { postForParts, type ArrivedPart } from '../../support/multipart-parts.ts';
+import { postForParts } from '../../support/multipart-parts.ts';
 import { collectSse, collectWs, wsClient } from '../../support/subscription-clients.ts';
 
 /** The slow route's latency. */
@@ -24,8 +24,15 @@ const PARTS = {
   accept:
     'multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9',
 };
+/** What Apollo Client 4's GraphQL17Alpha9Handler sends. */
+const PARTS_V02 = {
+  ...AUTH,
+  accept:
+    'multipart/mixed;incrementalSpec=v0.2,application/graphql-response+json,application/json;q=0.9',
+};
 
 const FAST_FIELDS = 'appId name status urls { publish } runtimeStatus { __typename }';
+const FAST_KEYS = ['appId', 'name', 'runtimeStatus', 'status', 'urls'];
 const SLOW_FIELDS = 'deployments(limit: 3) { __typename }';
 const DEFERRED_DASHBOARD = `query Dashboard { apps { ${FAST_FIELDS} ... @defer(label: "deployments") { ${SLOW_FIELDS} } } }`;
 const WHOLE_DASHBOARD = `query Dashboard { apps { ${FAST_FIELDS} ${SLOW_FIELDS} } }`;
@@ -78,7 +85,7 @@ beforeEach(async () => {
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 describe('a dashboard whose slow part is deferred', () => {
-  it('gets its first part before the slow calls answer, the deferred part once they have', async () => {
+  it('gets its first part before the slow calls answer, each deferred part once its call has', async () => {
     const started = performance.now();
     // Each timed test has a credential of its own: its reads are not in the upstream cache yet.
     const answer = await postForParts(`${stack.url}/graphql`, { query: DEFERRED_DASHBOARD }, PARTS);
@@ -95,8 +102,12 @@ describe('a dashboard whose slow part is deferred', () => {
     }));
     const parts = await answer.parts;
     const seen = await atFirst;
-    expect(parts).toHaveLength(2);
-    const [first, last] = parts as [ArrivedPart, ArrivedPart];
+    // The first part, then the app's deferred fragments: each as soon as its own slow call has
+    // answered, together when their calls answered together.
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    const first = parts[0]!;
+    const later = parts.slice(1);
+    const last = parts.at(-1)!;
     // The first part came before any slow call had answered, though they had been sent.
     expect(seen.slowAnswered).toBe(0);
     expect(seen.slowArrived).toBeGreaterThan(0);
@@ -110,25 +121,34 @@ describe('a dashboard whose slow part is deferred', () => {
     // How soon after the fast calls: a timing, measured by `npm run bench` (g.), not asserted here.
     const lastFast = Math.max(...seen.fast.map((fast) => fast.at));
 
+    for (const part of later.slice(0, -1)) expect(part.body.hasNext).toBe(true);
     expect(last.body.hasNext).toBe(false);
-    expect(last.body.incremental).toEqual(
+    const entries = later.flatMap((part) => part.body.incremental);
+    entries.sort((a, b) => a.path[1] - b.path[1]);
+    expect(entries).toEqual(
       apps.map((_app, index) => ({
         data: { deployments: { __typename: 'AppDeploymentList' } },
         path: ['apps', index],
         label: 'deployments',
       })),
     );
-    // When the (last) slow call answered: one call per app.
+    // When the (last) slow call answered: one call per app; each part after its own call.
     expect(slowAnswered).toBe(apps.length);
+    for (const part of later) {
+      const answered = answers.filter((answer) => isSlow(answer.url) && answer.at < part.at);
+      expect(answered.length).toBeGreaterThanOrEqual(
+        later.slice(0, later.indexOf(part) + 1).flatMap((p) => p.body.incremental).length,
+      );
+    }
     const lastSlowAnswer = Math.max(
       ...answers.filter((answer) => isSlow(answer.url)).map((answer) => answer.at),
     );
     expect(last.at).toBeGreaterThan(lastSlowAnswer);
     console.info(
       `[defer figures] deferred: first part ${round(first.at - started)} ms after the request, ` +
-        `${round(first.at - lastFast)} ms after the last fast call answered; deferred part ` +
+        `${round(first.at - lastFast)} ms after the last fast call answered; last deferred part ` +
         `${round(last.at - started)} ms after the request, ${round(last.at - lastSlowAnswer)} ms ` +
-        `after the last slow call answered (slow route ${SLOW_MS} ms)`,
+        `after the last slow call answered (slow route ${SLOW_MS} ms, ${later.length} deferred parts)`,
     );
   });
 
@@ -154,6 +174,70 @@ describe('a dashboard whose slow part is deferred', () => {
       `[defer figures] not deferred: whole answer ${round(whole!.at - started)} ms after the ` +
         `request, ${round(whole!.at - lastFast)} ms after the last fast call answered`,
     );
+  });
+});
+
+describe('the same dashboard in the incrementalSpec=v0.2 format', () => {
+  it('lists what is pending in the first part, then delivers and completes each by its id', async () => {
+    const answer = await postForParts(
+      `${stack.url}/graphql`,
+      { query: DEFERRED_DASHBOARD },
+      { ...PARTS_V02, authorization: 'Bearer demo-other' },
+    );
+    expect(answer.headers['content-type']).toBe(
+      'multipart/mixed; boundary="-"; incrementalSpec=v0.2',
+    );
+    const [first, ...later] = await answer.parts;
+    const apps = first!.body.data.apps as Record<string, unknown>[];
+    expect(apps.length).toBeGreaterThan(0);
+    // The first part is the data without the deferred fields, nothing of Weft's added to it.
+    for (const app of apps) expect(Object.keys(app).sort()).toEqual(FAST_KEYS);
+    const ids = apps.map((_app, index) => String(index));
+    expect(first!.body.pending).toEqual(
+      ids.map((id, index) => ({ id, path: ['apps', index], label: 'deployments' })),
+    );
+    expect(first!.body.hasNext).toBe(true);
+    // Each fragment's data and its completion in the same part, each by its id.
+    for (const part of later) {
+      expect(part.body.completed).toEqual(
+        part.body.incremental.map((entry: { id: string }) => ({ id: entry.id })),
+      );
+      expect(part.body.pending).toBeUndefined();
+    }
+    const entries = later.flatMap((part) => part.body.incremental);
+    entries.sort((a, b) => Number(a.id) - Number(b.id));
+    expect(entries).toEqual(
+      ids.map((id) => ({ id, data: { deployments: { __typename: 'AppDeploymentList' } } })),
+    );
+    expect(later.at(-1)!.body.hasNext).toBe(false);
+  });
+
+  it("delivers a deferred part's errors in its entry", async () => {
+    const answer = await postForParts(
+      `${stack.url}/graphql`,
+      {
+        query: `{ apps { appId } ... @defer(label: "missing") { app(appId: "app-9999") { name } } }`,
+      },
+      PARTS_V02,
+    );
+    const [first, last] = await answer.parts;
+    expect(first!.body.pending).toEqual([{ id: '0', path: [], label: 'missing' }]);
+    expect(last!.body.incremental).toEqual([
+      {
+        id: '0',
+        data: { app: null },
+        errors: [
+          expect.objectContaining({
+            path: ['app', 'name'],
+            extensions: expect.objectContaining({
+              code: 'NOT_FOUND',
+              requestId: answer.headers['x-request-id'],
+            }),
+          }),
+        ],
+      },
+    ]);
+    expect(last!.body.completed).toEqual([{ id: '0' }]);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * The explorer's "As it arrived" line (docs/explorer.md "Subscriptions and @defer"): what it reads of
- * each part of a `@defer` answer (the `deferSpec=20220824` wire format) and of each subscription
+ * The explorer's "As it arrived" line (docs/explorer.md "Subscriptions, @defer and @stream"): what it
+ * reads of each part of an answer in parts — in the `deferSpec=20220824` format and in the
+ * `incrementalSpec=v0.2` one, deferred fragments and streamed items — and of each subscription
  * event, what it renders (React 19 to HTML, as the browser gets it), and the fetcher's choice of
  * transport — a subscription goes over SSE, the rest over GraphiQL's own fetcher. The Chromium test
  * (`test/e2e/server/explorer-live.browser.test.ts`) checks the same line against the gateway.
@@ -13,10 +14,10 @@ import type { LastRun } from '../../../explorer/last-run.ts';
 import { PartsView } from '../../../explorer/parts-view.tsx';
 import {
   announcesMore,
-  describeFragments,
+  createPartReader,
+  describePieces,
   isIncremental,
   NAMED_FRAGMENTS,
-  readPart,
 } from '../../../explorer/response-parts.ts';
 import { headerValues } from '../../../explorer/subscription-fetcher.ts';
 
@@ -28,6 +29,16 @@ const DEFERRED = {
   ],
   hasNext: false,
 };
+/** A streamed list's items in the 2022 format: each item's own path, its index last. */
+const STREAMED = {
+  incremental: [
+    { items: [{ appId: 'app-0002' }], path: ['apps', 1], label: 'apps' },
+    { items: [{ appId: 'app-0003' }], path: ['apps', 2], label: 'apps' },
+  ],
+  hasNext: true,
+};
+const readPart = (result: unknown, delivery: 'parts' | 'events', index: number, atMs: number) =>
+  createPartReader().read(result, delivery, index, atMs);
 
 describe('reading the parts', () => {
   it('names the first part, and each deferred fragment by its label and path', () => {
@@ -35,21 +46,79 @@ describe('reading the parts', () => {
       index: 1,
       atMs: 12,
       kind: 'first',
-      fragments: [],
+      pieces: [],
       errors: 0,
     });
     expect(readPart(DEFERRED, 'parts', 2, 480)).toEqual({
       index: 2,
       atMs: 480,
-      kind: 'deferred',
-      fragments: [
-        { label: 'deployments', path: 'apps.0' },
-        { label: 'deployments', path: 'apps.1' },
+      kind: 'later',
+      pieces: [
+        { kind: 'fragment', label: 'deployments', path: 'apps.0' },
+        { kind: 'fragment', label: 'deployments', path: 'apps.1' },
       ],
       errors: 1,
     });
     expect(announcesMore(FIRST)).toBe(true);
     expect(announcesMore(DEFERRED)).toBe(false);
+  });
+
+  it("names a streamed list's items by the list's path, without their indexes", () => {
+    expect(readPart(STREAMED, 'parts', 2, 30).pieces).toEqual([
+      { kind: 'items', label: 'apps', path: 'apps', count: 1 },
+      { kind: 'items', label: 'apps', path: 'apps', count: 1 },
+    ]);
+  });
+
+  it('reads the v0.2 format: paths and labels from the pending records, by id, across parts', () => {
+    const reader = createPartReader();
+    const first = reader.read(
+      {
+        data: { store: { transactions: { edges: [{}] } } },
+        pending: [
+          { id: '0', path: ['store', 'transactions', 'edges'], label: 'page' },
+          { id: '1', path: ['store'] },
+        ],
+        hasNext: true,
+      },
+      'parts',
+      1,
+      10,
+    );
+    expect(first.kind).toBe('first');
+    const later = reader.read(
+      {
+        pending: [{ id: '2', path: ['store', 'transactions'], label: 'total' }],
+        incremental: [
+          { id: '0', items: [{}, {}] },
+          { id: '1', data: { name: 'x' }, subPath: ['owner'] },
+          { id: '2', data: { totalCount: 3 } },
+        ],
+        completed: [{ id: '1' }, { id: '2' }, { id: '3', errors: [{}, {}] }],
+        hasNext: true,
+      },
+      'parts',
+      2,
+      20,
+    );
+    expect(later).toEqual({
+      index: 2,
+      atMs: 20,
+      kind: 'later',
+      pieces: [
+        { kind: 'items', label: 'page', path: 'store.transactions.edges', count: 2 },
+        { kind: 'fragment', label: undefined, path: 'store.owner' },
+        { kind: 'fragment', label: 'total', path: 'store.transactions' },
+      ],
+      errors: 2,
+    });
+    // The last part may only complete what is pending: no pieces.
+    expect(reader.read({ completed: [{ id: '0' }], hasNext: false }, 'parts', 3, 30)).toMatchObject(
+      {
+        kind: 'later',
+        pieces: [],
+      },
+    );
   });
 
   it("counts a subscription event's errors, and tells parts from one response", () => {
@@ -63,16 +132,27 @@ describe('reading the parts', () => {
     expect(isIncremental({ data: {} })).toBe(false);
   });
 
-  it('groups fragments by label and names a bounded number of paths', () => {
+  it('groups fragments by label and names a bounded number of paths; items by list', () => {
     const many = Array.from({ length: NAMED_FRAGMENTS + 3 }, (_, i) => ({
+      kind: 'fragment' as const,
       label: 'deployments',
       path: `apps.${i}`,
     }));
-    expect(describeFragments([...many, { label: undefined, path: '(root)' }])).toBe(
+    expect(
+      describePieces([
+        ...many,
+        { kind: 'fragment', label: undefined, path: '(root)' },
+        { kind: 'items', label: 'apps', path: 'apps', count: 1 },
+        { kind: 'items', label: 'apps', path: 'apps', count: 2 },
+        { kind: 'items', label: undefined, path: 'logs', count: 1 },
+      ]),
+    ).toBe(
       `"deployments" at ${many
         .slice(0, NAMED_FRAGMENTS)
         .map((f) => f.path)
-        .join(', ')} +3 more; unlabelled at (root)`,
+        .join(
+          ', ',
+        )} +3 more; unlabelled at (root); "apps": 3 items at apps; unlabelled: 1 item at logs`,
     );
   });
 });
@@ -114,6 +194,16 @@ describe('the footer line', () => {
     expect(done).toContain('&quot;deployments&quot; at apps.0, apps.1 (1 error)');
     expect(done).toContain('480 ms');
     expect(done).toContain('complete');
+  });
+
+  it("lists a streamed list's items as they came", () => {
+    const html = render({
+      ...base,
+      arrived: 2,
+      parts: [...base.parts, readPart(STREAMED, 'parts', 2, 30)],
+    });
+    expect(html).toContain('&quot;apps&quot;: 2 items at apps');
+    expect(html).toContain('more to come…');
   });
 
   it("lists a subscription's events, saying how many earlier ones are not listed", () => {

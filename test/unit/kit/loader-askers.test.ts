@@ -70,3 +70,38 @@ describe('a keyed loader in the ledger', () => {
     expect(store).toBeUndefined();
   });
 });
+
+describe('a keyed loader', () => {
+  it('answers each key when its own call does, not when the slowest of its batch does', async () => {
+    let releaseSlow!: () => void;
+    const slow = new Promise<void>((resolve) => (releaseSlow = resolve));
+    const loader = createKeyedLoader(
+      async (key: string) => {
+        if (key === 'slow') await slow;
+        if (key === 'bad') throw new Error('no such key');
+        return key.toUpperCase();
+      },
+      (key) => key,
+    );
+    const settled = new Set<string>();
+    const load = (key: string) => {
+      const answer = loader.load(key);
+      answer.then(
+        () => settled.add(key),
+        () => settled.add(key),
+      );
+      return answer;
+    };
+    const slowAnswer = load('slow');
+    const badAnswer = load('bad');
+    const fastAnswer = load('fast');
+    // One batch: once its calls have run (a few turns of the event loop), the fast and the failed
+    // keys are answered while the slow one is still out.
+    for (let turn = 0; turn < 3; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect([...settled].sort()).toEqual(['bad', 'fast']);
+    expect(await fastAnswer).toBe('FAST');
+    await expect(badAnswer).rejects.toThrow('no such key');
+    releaseSlow();
+    expect(await slowAnswer).toBe('SLOW');
+  });
+});

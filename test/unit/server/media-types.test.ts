@@ -5,6 +5,7 @@ import {
   asksForEventStream,
   jsonResponseType,
   partsAccept,
+  partsFormat,
   prefersEventStream,
   prefersHtml,
   readsParts,
@@ -19,6 +20,11 @@ const GRAPHQL_SSE = 'text/event-stream';
 /** Apollo Client 4's Accept for an operation with @defer (its Defer20220824Handler). */
 const APOLLO_CLIENT_DEFER =
   'multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9';
+/** Apollo Client 4's Accept for an operation with @defer or @stream (its GraphQL17Alpha9Handler). */
+const APOLLO_CLIENT_ALPHA9 =
+  'multipart/mixed;incrementalSpec=v0.2,application/graphql-response+json,application/json;q=0.9';
+const DEFER_SPEC = 'multipart/mixed; deferSpec=20220824';
+const INCREMENTAL_SPEC = 'multipart/mixed; incrementalSpec=v0.2';
 
 const h = (accept?: string) => ({ accept });
 
@@ -58,19 +64,42 @@ describe('content negotiation', () => {
     expect(prefersEventStream(h(URQL))).toBe(false);
   });
 
-  it('answers in parts only clients that name multipart/mixed in the 2022 format or with none', () => {
+  it('answers in parts only clients that name multipart/mixed in a format Weft writes or with none', () => {
     expect(readsParts(h(APOLLO_CLIENT_DEFER))).toBe(true);
+    expect(readsParts(h(APOLLO_CLIENT_ALPHA9))).toBe(true);
     expect(readsParts(h(URQL))).toBe(true);
     expect(readsParts(h('multipart/mixed'))).toBe(true);
     expect(readsParts(h(APOLLO_CLIENT))).toBe(false);
     expect(readsParts(h('*/*'))).toBe(false);
     expect(readsParts(h('multipart/*, application/json'))).toBe(false);
-    expect(readsParts(h('multipart/mixed;incrementalSpec=v0.2, application/json'))).toBe(false);
+    expect(readsParts(h('multipart/mixed;incrementalSpec=v0.3, application/json'))).toBe(false);
     expect(readsParts(h('multipart/mixed;q=0, application/json'))).toBe(false);
     expect(readsParts(h())).toBe(false);
   });
 
-  it("hands Apollo the 2022 format and keeps the client's JSON type", () => {
+  it('writes parts in the format the client names; the 2022 one when it names none', () => {
+    expect(partsFormat(h(APOLLO_CLIENT_DEFER))).toBe(DEFER_SPEC);
+    expect(partsFormat(h(APOLLO_CLIENT_ALPHA9))).toBe(INCREMENTAL_SPEC);
+    expect(partsFormat(h(URQL))).toBe(DEFER_SPEC);
+    // Both named: the client's q-values, then its order.
+    expect(
+      partsFormat(h('multipart/mixed;incrementalSpec=v0.2, multipart/mixed;deferSpec=20220824')),
+    ).toBe(INCREMENTAL_SPEC);
+    expect(
+      partsFormat(h('multipart/mixed;deferSpec=20220824, multipart/mixed;incrementalSpec=v0.2')),
+    ).toBe(DEFER_SPEC);
+    expect(
+      partsFormat(
+        h('multipart/mixed;deferSpec=20220824;q=0.5, multipart/mixed;incrementalSpec=v0.2'),
+      ),
+    ).toBe(INCREMENTAL_SPEC);
+    expect(partsFormat(h(APOLLO_CLIENT))).toBeUndefined();
+  });
+
+  it("hands Apollo the client's format and keeps its JSON type", () => {
+    expect(partsAccept(h(APOLLO_CLIENT_ALPHA9))).toBe(
+      'multipart/mixed; incrementalSpec=v0.2, application/graphql-response+json',
+    );
     expect(partsAccept(h(URQL))).toBe(
       'multipart/mixed; deferSpec=20220824, application/graphql-response+json',
     );

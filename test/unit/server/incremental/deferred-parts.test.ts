@@ -60,6 +60,21 @@ describe('followDeferredParts', () => {
     expect(seen).toEqual([NOT_FOUND]);
   });
 
+  it("counts the errors of a v0.2 part: its entries' and those of what failed as a whole", () => {
+    const BROKEN = {
+      message: 'no such field value',
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    };
+    const NOT_FOUND = { message: 'no such app', extensions: { code: 'NOT_FOUND' } };
+    expect(
+      errorsOfPart({
+        hasNext: false,
+        incremental: [{ id: '0', data: { app: null }, errors: [NOT_FOUND] }],
+        completed: [{ id: '0' }, { id: '1', errors: [BROKEN] }],
+      }),
+    ).toEqual([NOT_FOUND, BROKEN]);
+  });
+
   it('ends once, with no last part, when the parts stop early', async () => {
     const response = incremental(
       partsOf(
