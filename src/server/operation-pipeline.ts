@@ -56,6 +56,7 @@ import {
   ACCEPT_PARTIAL_HEADER,
   ESTIMATE_HEADER,
   createUpstreamCallPolicy,
+  type UpstreamCallPolicy,
 } from './limits/upstream-call-policy.ts';
 import type { ListLengths } from './limits/upstream-call-bound.ts';
 import type { BudgetSnapshot } from '../upstream/budget-tracker.ts';
@@ -90,6 +91,11 @@ export interface OperationPipeline {
   ): readonly GraphQLError[] | undefined;
   /** Step 7 inside Apollo Server (HTTP). */
   apolloPlugin(): ApolloServerPlugin<GatewayContext>;
+  /**
+   * The operations' upstream-call bounds and their refusal over budget, for the transports that
+   * state a cost before a run (the MCP tools); absent when operations are not bounded in calls.
+   */
+  readonly callPolicy: UpstreamCallPolicy | undefined;
 }
 
 /**
@@ -106,9 +112,16 @@ export function createOperationPipeline(
    * The fields' upstream-call bounds and how long a call may wait for room; without them,
    * operations are not bounded in calls.
    */
-  demand?: { readonly callBounds: CallBoundDeclarations; readonly maxWaitMs: number },
+  demand?: {
+    readonly callBounds: CallBoundDeclarations;
+    readonly maxWaitMs: number;
+    /** `UPSTREAM_WRITE_RESERVE_SHARE`: what a request at a lower priority leaves (docs/demand.md). */
+    readonly writeReserveShare?: number;
+  },
 ): OperationPipeline {
-  const calls = demand && createUpstreamCallPolicy(demand.callBounds, demand.maxWaitMs);
+  const calls =
+    demand &&
+    createUpstreamCallPolicy(demand.callBounds, demand.maxWaitMs, demand.writeReserveShare);
   /** Document text → its refusal, or that it passed step 2. */
   const verdicts = new LRUCache<string, GatewayError | { passed: true }>({
     maxSize: REMEMBERED_DOCUMENT_CHARS,
@@ -161,6 +174,7 @@ export function createOperationPipeline(
     validationRules: [createOperationShapeRule(limits), DeferPlacementRule],
     maxTokens: limits.maxTokens,
     refuseOperation,
+    callPolicy: calls,
     apolloPlugin: () => ({
       async requestDidStart() {
         return {
@@ -189,20 +203,18 @@ export function createOperationPipeline(
               request.http?.headers.get(ESTIMATE_HEADER) !== '1';
             if (checked) {
               const budget = await contextValue.budget.snapshot(credential).catch(() => undefined);
-              const refusal = budget && calls.refuseOverBudget(bound, operation, budget);
-              if (refusal) {
-                // A list that is not paged counts its assumed maximum and may hold far fewer: the
-                // operation is let in when what runs before the lists arrive fits, and held again
-                // to its bound once their lengths are known, before anything below them runs.
-                const beforeLists =
-                  bound.unpaged.length > 0
-                    ? boundWith(new Map(bound.unpaged.map((field) => [field, 0])))
-                    : undefined;
-                if (!beforeLists || calls.refuseOverBudget(beforeLists, operation, budget)) {
-                  throw overBudget(refusal);
-                }
-                admittedOn = budget;
-              }
+              const verdict =
+                budget &&
+                calls.admit(
+                  schema,
+                  document,
+                  operation,
+                  request.variables,
+                  budget,
+                  contextValue.priority,
+                );
+              if (verdict?.refusal) throw overBudget(verdict.refusal);
+              if (verdict?.heldToLists) admittedOn = budget;
             }
             if (!facts || bound.unpaged.length === 0) return;
             const lengths = new Map<string, number>();
@@ -211,7 +223,9 @@ export function createOperationPipeline(
               const refined = boundWith(lengths);
               facts.recordRefinedEstimate(refined.calls);
               // A field error: the list's call is spent, nothing below the list runs.
-              const refusal = admittedOn && calls.refuseOverBudget(refined, operation, admittedOn);
+              const refusal =
+                admittedOn &&
+                calls.refuseOverBudget(refined, operation, admittedOn, contextValue.priority);
               if (refusal) throw refusal;
             });
           },
