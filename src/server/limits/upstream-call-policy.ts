@@ -70,6 +70,12 @@ export interface UpstreamCallPolicy {
      */
     priority?: RequestPriority,
   ): GatewayError | undefined;
+  /** The calls left of the window for an operation of this type at this priority. */
+  leftFor(
+    operationType: OperationDefinitionNode['operation'],
+    budget: BudgetSnapshot,
+    priority?: RequestPriority,
+  ): number;
   /**
    * Whether an operation may start on what is left of the window for it: its refusal, or none —
    * with `heldToLists` when it is let in only on what it spends before its unpaged lists arrive,
@@ -127,7 +133,7 @@ export function createUpstreamCallPolicy(
       // A query may not take what is kept for writes; a mutation may spend the window to its end;
       // a request at a lower priority stops where its calls stop (call-priority.ts).
       const reserve = reserveOf(operationPriorityOf(priority, operation.operation), budget);
-      const left = Math.max(0, budget.remaining - reserve);
+      const left = policy.leftFor(operation.operation, budget, priority);
       if (bound.calls <= left) return undefined;
       // A window that ends while the operation's calls may still wait for it is room too.
       if (budget.resetSec * 1000 <= maxWaitMs && bound.calls <= budget.limit - reserve) {
@@ -142,6 +148,8 @@ export function createUpstreamCallPolicy(
         { limiter: 'OPERATION_BOUND', bound: bound.calls, remaining: left, retryAfterSec },
       );
     },
+    leftFor: (operationType, budget, priority = 'user') =>
+      Math.max(0, budget.remaining - reserveOf(operationPriorityOf(priority, operationType), budget)),
     admit(schema, document, operation, variables, budget, priority) {
       const bound = policy.boundOf(schema, document, operation, variables);
       const refusal = policy.refuseOverBudget(bound, operation, budget, priority);
