@@ -1,7 +1,7 @@
 /**
  * A tool call's answer, from its operation's GraphQL result (docs/agents.md "Results"): the `data`
- * as the structured content (and as JSON text, for clients that read only text), or — when no data
- * came back — a tool error whose structured content is the GraphQL errors, each with Weft's typed
+ * as the structured content (and as JSON text, for clients that read only text), or — when no field
+ * answered (no data, or every root field null beside errors) — a tool error whose structured content is the GraphQL errors, each with Weft's typed
  * `code` and its details (`retryAfterSec`, `limit`, `argument` …), and the budget beside a
  * RATE_LIMITED one. What the call spent rides in `_meta`: the ledger of its upstream calls, the bound
  * it was held to, the budget after it (docs/ledger.md).
@@ -70,7 +70,12 @@ export function toolResultOf(
 ): { result: CallToolResult; outcome: ToolOutcome } {
   const errors = answer.errors ?? [];
   const data = answer.data as Record<string, unknown> | null | undefined;
-  if (data !== null && data !== undefined) {
+  // Something came back: a field answered, or nothing failed (a root field may be null by right).
+  const answered =
+    data !== null &&
+    data !== undefined &&
+    (errors.length === 0 || Object.values(data).some((value) => value !== null));
+  if (answered) {
     const text = [
       JSON.stringify(data),
       ...(errors.length > 0 ? [`Some fields failed:\n${errors.map(errorText).join('\n')}`] : []),
