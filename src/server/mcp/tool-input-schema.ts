@@ -101,12 +101,23 @@ function usesOf(
   return uses;
 }
 
-/** The JSON Schema of values of `type` (without its nullability: the caller says required). */
-function schemaOfType(type: GraphQLInputType, seen: ReadonlySet<string>): JsonSchema {
-  if (isNonNullType(type)) return schemaOfType(type.ofType, seen);
-  if (isListType(type)) return { type: 'array', items: schemaOfType(type.ofType, seen) };
+/** A variable whose type a tool cannot take (an upload), named for the start-up error. */
+export class UnsupportedVariableError extends Error {
+  override readonly name = 'UnsupportedVariableError';
+}
+
+/**
+ * The JSON Schema of values of `type` (without its nullability: the caller says required); `at`
+ * names where it is, for the error about an upload.
+ */
+function schemaOfType(type: GraphQLInputType, seen: ReadonlySet<string>, at: string): JsonSchema {
+  if (isNonNullType(type)) return schemaOfType(type.ofType, seen, at);
+  if (isListType(type)) return { type: 'array', items: schemaOfType(type.ofType, seen, at) };
   const named = getNamedType(type);
   const description = named.description ?? undefined;
+  if (named.name === 'Upload') {
+    throw new UnsupportedVariableError(`${at} is an Upload: a file cannot be an MCP tool argument`);
+  }
   if (isScalarType(named)) {
     const known = SCALARS[named.name];
     return known ?? (description ? { description } : {});
@@ -125,7 +136,7 @@ function schemaOfType(type: GraphQLInputType, seen: ReadonlySet<string>): JsonSc
   const required: string[] = [];
   for (const field of Object.values(named.getFields())) {
     properties[field.name] = {
-      ...schemaOfType(field.type, inside),
+      ...schemaOfType(field.type, inside, `${at}.${field.name}`),
       ...(field.description ? { description: field.description } : {}),
     };
     if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
@@ -137,11 +148,6 @@ function schemaOfType(type: GraphQLInputType, seen: ReadonlySet<string>): JsonSc
     additionalProperties: false,
     ...(description ? { description } : {}),
   };
-}
-
-/** A variable whose type a tool cannot take (an upload), named for the start-up error. */
-export class UnsupportedVariableError extends Error {
-  override readonly name = 'UnsupportedVariableError';
 }
 
 /** The input schema of `operation` of `document`. */
@@ -158,18 +164,13 @@ export function toolInputSchema(
     const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
     // Validation against the schema ran before: an unknown type cannot reach here.
     if (!type) throw new UnsupportedVariableError(`$${name} has a type the graph does not know`);
-    if (getNamedType(type).name === 'Upload') {
-      throw new UnsupportedVariableError(
-        `$${name} is an Upload: a file cannot be an MCP tool argument`,
-      );
-    }
     const use = uses.get(name);
     const defaultValue =
       definition.defaultValue === undefined
         ? undefined
         : valueFromAST(definition.defaultValue, type);
     properties[name] = {
-      ...schemaOfType(type, new Set()),
+      ...schemaOfType(type, new Set(), `$${name}`),
       ...(use?.description ? { description: use.description } : {}),
       ...(use?.range?.min !== undefined ? { minimum: use.range.min } : {}),
       ...(use?.range?.max !== undefined ? { maximum: use.range.max } : {}),
