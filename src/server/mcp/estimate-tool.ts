@@ -5,7 +5,7 @@
  * as the call would (an argument that does not fit is named) and says whether the call would be
  * let in now, or when to retry. It costs no upstream call: the budget is read from the limiter.
  */
-import type { GraphQLSchema } from 'graphql';
+import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
@@ -46,7 +46,6 @@ export function createEstimateTool(
 ): EstimateTool {
   const { schema, pipeline, calls, budget, priority, metrics } = options;
   const refuse = (error: GatewayError, caller: ToolCaller) => {
-    metrics?.toolCall(ESTIMATE_TOOL, 'error', 0);
     const errors = formattedErrors(error, caller.requestId);
     return errorResultOf(errors, { tool: ESTIMATE_TOOL, requestId: caller.requestId }).result;
   };
@@ -73,72 +72,92 @@ export function createEstimateTool(
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     async run(args, caller) {
-      const name = args?.['tool'];
-      const tool = typeof name === 'string' ? tools.get(name) : undefined;
-      if (!tool) {
-        return refuse(
-          new GatewayError(
-            ErrorCode.BAD_USER_INPUT,
-            `\`tool\` must name one of: ${[...tools.keys()].join(', ')}.`,
-            {
-              argument: 'tool',
-            },
-          ),
-          caller,
-        );
-      }
-      const given = args?.['arguments'];
-      if (
-        given !== undefined &&
-        (typeof given !== 'object' || given === null || Array.isArray(given))
-      ) {
-        return refuse(
-          new GatewayError(ErrorCode.BAD_USER_INPUT, '`arguments` must be an object.', {
-            argument: 'arguments',
-          }),
-          caller,
-        );
-      }
-      const parsed = operationArguments(
-        tool.operation,
-        given as Record<string, unknown> | undefined,
-        false,
-      );
-      if (parsed instanceof GatewayError) return refuse(parsed, caller);
-      const { document, operation } = tool.operation;
-      // The checks the call itself would meet first: variables, ranges, cost, the maximum.
-      const problems = pipeline.refuseOperation(schema, document, operation, parsed.variables);
-      if (problems) {
-        metrics?.toolCall(ESTIMATE_TOOL, 'error', 0);
-        const errors = problems.map((problem) => formatGraphQLError(problem.toJSON(), problem));
-        stampRequestId(errors, caller.requestId);
-        return errorResultOf(errors, { tool: ESTIMATE_TOOL, requestId: caller.requestId }).result;
-      }
-      const bound = calls.boundOf(schema, document, operation, parsed.variables);
-      const now = await budget.snapshot(caller.credential).catch(() => undefined);
-      const verdict =
-        now && calls.admit(schema, document, operation, parsed.variables, now, priority);
-      const estimate = {
-        tool: tool.definition.name,
-        calls: Number.isFinite(bound.calls) ? bound.calls : null,
-        byField: bound.byField,
-        unpaged: bound.unpaged,
-        ...(now
-          ? {
-              budget: { ...now },
-              leftForTool: calls.leftFor(operation.operation, now, priority),
-              runsNow: verdict?.refusal === undefined,
-              ...(verdict?.refusal
-                ? { retryAfterSec: verdict.refusal.details['retryAfterSec'] }
-                : {}),
-            }
-          : {}),
-      };
-      metrics?.toolCall(ESTIMATE_TOOL, 'success', 0);
-      return {
-        content: [{ type: 'text', text: JSON.stringify(estimate) }],
-        structuredContent: estimate,
-      };
+      const started = performance.now();
+      const result = await estimateOf(args, caller);
+      const codes = result.isError
+        ? ((result.structuredContent as { errors: GraphQLFormattedError[] }).errors ?? []).map(
+            (error) => String(error.extensions?.['code']),
+          )
+        : [];
+      metrics?.toolCall(ESTIMATE_TOOL, result.isError ? 'error' : 'success', 0);
+      caller.note({
+        operationName: null,
+        errors: codes.length,
+        ...(codes.length > 0 ? { errorCodes: codes } : {}),
+        durationMs: Math.round(performance.now() - started),
+        tool: ESTIMATE_TOOL,
+      });
+      return result;
     },
   };
+
+  async function estimateOf(
+    args: Readonly<Record<string, unknown>> | undefined,
+    caller: ToolCaller,
+  ): Promise<CallToolResult> {
+    const name = args?.['tool'];
+    const tool = typeof name === 'string' ? tools.get(name) : undefined;
+    if (!tool) {
+      return refuse(
+        new GatewayError(
+          ErrorCode.BAD_USER_INPUT,
+          `\`tool\` must name one of: ${[...tools.keys()].join(', ')}.`,
+          {
+            argument: 'tool',
+          },
+        ),
+        caller,
+      );
+    }
+    const given = args?.['arguments'];
+    if (
+      given !== undefined &&
+      (typeof given !== 'object' || given === null || Array.isArray(given))
+    ) {
+      return refuse(
+        new GatewayError(ErrorCode.BAD_USER_INPUT, '`arguments` must be an object.', {
+          argument: 'arguments',
+        }),
+        caller,
+      );
+    }
+    const parsed = operationArguments(
+      tool.operation,
+      given as Record<string, unknown> | undefined,
+      false,
+    );
+    if (parsed instanceof GatewayError) return refuse(parsed, caller);
+    const { document, operation } = tool.operation;
+    // The checks the call itself would meet first: variables, ranges, cost, the maximum.
+    const problems = pipeline.refuseOperation(schema, document, operation, parsed.variables);
+    if (problems) {
+      const errors = problems.map((problem) => formatGraphQLError(problem.toJSON(), problem));
+      stampRequestId(errors, caller.requestId);
+      return errorResultOf(errors, { tool: ESTIMATE_TOOL, requestId: caller.requestId }).result;
+    }
+    const bound = calls.boundOf(schema, document, operation, parsed.variables);
+    const now = await budget.snapshot(caller.credential).catch(() => undefined);
+    const verdict =
+      now && calls.admit(schema, document, operation, parsed.variables, now, priority);
+    const estimate = {
+      tool: tool.definition.name,
+      calls: Number.isFinite(bound.calls) ? bound.calls : null,
+      byField: bound.byField,
+      unpaged: bound.unpaged,
+      ...(now
+        ? {
+            budget: { ...now },
+            leftForTool: calls.leftFor(operation.operation, now, priority),
+            runsNow: verdict?.refusal === undefined,
+            ...(verdict?.refusal
+              ? { retryAfterSec: verdict.refusal.details['retryAfterSec'] }
+              : {}),
+          }
+        : {}),
+    };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(estimate) }],
+      structuredContent: estimate,
+    };
+  }
 }
