@@ -71,6 +71,10 @@ describe('with 5 calls left for the agent', () => {
     expect(retryAfterSec).toBeGreaterThan(0);
     expect(retryAfterSec).toBeLessThanOrEqual(300);
     expect(await stack.upstreamCalls()).toBe(0);
+    const line = stack.logs
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .findLast((entry) => entry['tool'] === 'weft_estimate');
+    expect(line).toMatchObject({ req: { path: '/mcp' }, errors: 0 });
   });
 
   it('refuses the tool bounded at 60 with 0 upstream calls, and runs a one-call tool', async () => {

@@ -5,9 +5,12 @@
  * with their ledger, a write run once per idempotencyKey, arguments refused by name, the token as
  * the GraphQL endpoint demands it, and the log line and metrics naming the tool.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { documentHash } from '../../../src/server/persisted-operations/trusted-documents.ts';
 import { boundOf } from '../../support/call-bound.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { connectMcp, type McpSession } from '../../support/mcp-client.ts';
@@ -211,7 +214,12 @@ describe('the bearer token', () => {
   it('is required as for GraphQL: 401 with the same typed error, before anything runs', async () => {
     const graphql = await stack.gql('{ apps { appId } }', {}, { token: null });
     const expected = graphql.body.errors[0];
-    for (const headers of [{}, { authorization: 'Bearer' }, { authorization: 'Basic abc' }]) {
+    const missingOrBad: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer' },
+      { authorization: 'Basic abc' },
+    ];
+    for (const headers of missingOrBad) {
       const refused = await initialize(headers);
       expect(refused.status).toBe(401);
       expect(refused.headers['www-authenticate']).toBe('Bearer');
@@ -232,5 +240,31 @@ describe('the bearer token', () => {
       headers: { accept: 'text/event-stream', authorization: 'Bearer demo-token' },
     });
     expect(get.status).toBe(405);
+  });
+});
+
+describe('tools from the trusted-documents manifest', () => {
+  it('serves its named operations when no folder is set, and runs them', async () => {
+    const documents = [example('apps.graphql'), example('transactions.graphql')];
+    const manifest = join(mkdtempSync(join(tmpdir(), 'weft-mcp-manifest-')), 'manifest.json');
+    writeFileSync(
+      manifest,
+      JSON.stringify(Object.fromEntries(documents.map((text) => [documentHash(text), text]))),
+    );
+    const trusted = await startStack({ env: { MCP: 'on', TRUSTED_DOCUMENTS_PATH: manifest } });
+    const session = await connectMcp(trusted.url);
+    try {
+      const { tools } = await session.client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual([
+        'ListApps',
+        'StoreRecentTransactions',
+        'weft_estimate',
+      ]);
+      const apps = await session.call('ListApps');
+      expect((apps.structuredContent as any).apps).toHaveLength(3);
+    } finally {
+      await session.close();
+      await trusted.close();
+    }
   });
 });
