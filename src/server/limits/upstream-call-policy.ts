@@ -149,7 +149,10 @@ export function createUpstreamCallPolicy(
       );
     },
     leftFor: (operationType, budget, priority = 'user') =>
-      Math.max(0, budget.remaining - reserveOf(operationPriorityOf(priority, operationType), budget)),
+      Math.max(
+        0,
+        budget.remaining - reserveOf(operationPriorityOf(priority, operationType), budget),
+      ),
     admit(schema, document, operation, variables, budget, priority) {
       const bound = policy.boundOf(schema, document, operation, variables);
       const refusal = policy.refuseOverBudget(bound, operation, budget, priority);
