@@ -1,6 +1,7 @@
 /**
  * The MCP tools of the chosen operations (docs/agents.md "Tools"): each tool is one named query or
- * mutation — its name the operation's, its input schema the operation's variables, its description
+ * mutation — its name the operation's, its input schema the operation's variables, its output
+ * schema the shape of the data its selections answer, its description
  * the comment above the operation followed by its cost: the bound in upstream calls Weft computes
  * for it with the default arguments (docs/demand.md), the same bound `npm run cost` prints. A
  * mutation takes an `idempotencyKey` beside its variables: Weft runs it with that
@@ -13,6 +14,7 @@ import type { UpstreamCallBound } from '../limits/upstream-call-bound.ts';
 import { IDEMPOTENCY_KEY } from '../idempotency/request-fingerprint.ts';
 import { ChosenOperationError, type ChosenOperation } from './chosen-operations.ts';
 import { toolInputSchema, UnsupportedVariableError } from './tool-input-schema.ts';
+import { toolOutputSchema } from './tool-output-schema.ts';
 
 /** The argument of a mutation tool that becomes its `Idempotency-Key`. */
 export const IDEMPOTENCY_ARGUMENT = 'idempotencyKey';
@@ -115,6 +117,7 @@ function toolOf(
       IDEMPOTENCY_ARGUMENT,
     ];
   }
+  const outputSchema = toolOutputSchema(schema, document, operation);
   const purpose = chosen.comment ?? `Runs the GraphQL ${chosen.type} ${chosen.name}.`;
   const description = [purpose, costText(bound, terms), ...(writes ? [writeText(terms)] : [])];
   return {
@@ -124,6 +127,7 @@ function toolOf(
       name: chosen.name,
       description: description.join('\n\n'),
       inputSchema,
+      ...(outputSchema ? { outputSchema } : {}),
       annotations: writes
         ? // A write may change or delete what exists; with its key, a repeat changes nothing more.
           { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
