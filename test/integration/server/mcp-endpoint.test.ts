@@ -57,6 +57,27 @@ describe('tools/list', () => {
       unpaged: ['Query.apps'],
     });
     expect(apps.annotations).toEqual({ readOnlyHint: true, openWorldHint: true });
+    // The data's shape from the selections (the SDK's client validates every result against it),
+    // beside what an error result holds.
+    expect(apps.outputSchema).toMatchObject({
+      type: 'object',
+      properties: {
+        apps: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['appId', 'name', 'status', 'urls', 'runtimeStatus'],
+            properties: {
+              status: { type: 'string', enum: ['ACTIVE', 'UNKNOWN'] },
+              urls: { type: ['object', 'null'], required: ['preview', 'publish'] },
+            },
+          },
+        },
+        errors: { type: 'array' },
+        budget: { type: 'object' },
+      },
+    });
+    expect(apps.outputSchema).not.toHaveProperty('required');
 
     const checks = byName.get('CertificateDomainChecks')!;
     const checksBound = await boundOf(

@@ -197,3 +197,33 @@ describe('the input schema', () => {
     expect(record.description).toBe('The customer record to create (a JSON object).');
   });
 });
+
+describe('the output schema', () => {
+  it('follows aliases and fragments: a narrower fragment adds optional fields, a directive makes one optional', async () => {
+    const [tool] = await toolsOfTexts({
+      'node.graphql': `query Node($id: ID!, $withName: Boolean = false) {
+        thing: node(id: $id) { id ... on App { appId name @include(if: $withName) } ...Cert }
+        viewer { __typename }
+      }
+      fragment Cert on Certificate { commonName }`,
+    });
+    const output = tool!.definition.outputSchema as any;
+    expect(Object.keys(output.properties)).toEqual(['thing', 'viewer', 'errors', 'budget']);
+    const thing = output.properties.thing;
+    // A Node or null; only `id` is on every Node.
+    expect(thing.type).toEqual(['object', 'null']);
+    expect(thing.required).toEqual(['id']);
+    expect(Object.keys(thing.properties).sort()).toEqual(['appId', 'commonName', 'id', 'name']);
+    expect(thing.properties.commonName.type).toEqual(['string', 'null']);
+    expect(output.properties.viewer).toMatchObject({
+      type: 'object',
+      required: ['__typename'],
+      properties: { __typename: { type: 'string' } },
+    });
+  });
+
+  it('is left out when a root key would hide what an error result holds', async () => {
+    const [tool] = await toolsOfTexts({ 'a.graphql': 'query A { errors: apps { appId } }' });
+    expect(tool!.definition.outputSchema).toBeUndefined();
+  });
+});
