@@ -21,6 +21,7 @@ import type {
 } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
@@ -153,6 +154,9 @@ export async function registerMcpEndpoint(
     priority,
     metrics,
   });
+  // The SDK's server makes an Ajv instance unless given one (for elicitations, which these tools
+  // never send): one for the process, not one per request.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const listed: ListToolsResult = {
     tools: [...[...tools.values()].map((tool) => tool.definition), estimate.definition],
   };
@@ -181,6 +185,7 @@ export async function registerMcpEndpoint(
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
+      jsonSchemaValidator,
     });
     server.setRequestHandler(ListToolsRequestSchema, () => listed);
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
