@@ -256,6 +256,19 @@ describe('the bearer token', () => {
     expect((await initialize({ authorization: 'Bearer demo-token' })).status).toBe(200);
   });
 
+  it("lets an allowed origin's page connect: the preflight allows the protocol's headers", async () => {
+    const preflight = await stack.http('OPTIONS', '/mcp', {
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,mcp-protocol-version',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('http://localhost:6274');
+    expect(preflight.headers['access-control-allow-headers']).toContain('mcp-protocol-version');
+  });
+
   it('opens no stream: GET answers 405', async () => {
     const get = await stack.http('GET', '/mcp', {
       headers: { accept: 'text/event-stream', authorization: 'Bearer demo-token' },
