@@ -50,6 +50,11 @@ const ON_DEMAND = [
     libraries: 'graphql-sse',
   },
   {
+    name: 'mcp',
+    module: 'src/server/mcp/mcp-endpoint.ts',
+    libraries: '@modelcontextprotocol/sdk',
+  },
+  {
     name: 'tracing',
     module: 'src/observability/(tracing|otlp-exporter|trace-context).ts',
     libraries: '(@opentelemetry/(sdk-trace-base|core|resources|exporter-trace-otlp-[a-z]+))',

@@ -59,6 +59,8 @@ WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --chown=node:node package.json ./
 COPY --chown=node:node schema ./schema
+# The example MCP tools (docs/agents.md): MCP_OPERATIONS_DIR=examples/mcp, or mount your own folder.
+COPY --chown=node:node examples/mcp ./examples/mcp
 COPY --from=sources --chown=node:node /app/src ./src
 COPY --from=explorer --chown=node:node /app/dist/explorer ./dist/explorer
 USER node

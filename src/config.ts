@@ -307,6 +307,25 @@ const ConfigSchema = z.object({
   EXPLORER: bool
     .default('true')
     .describe('The self-hosted GraphiQL at `GET /graphql` (Accept: text/html).'),
+  MCP: z
+    .enum(['on', 'off'])
+    .default('off')
+    .describe(
+      'The MCP endpoint for AI agents at `POST /mcp` (docs/agents.md): the operations the operator chose (MCP_OPERATIONS_DIR, else the TRUSTED_DOCUMENTS_PATH manifest) as tools, each stating its bound in upstream calls. `off`: nothing is registered and the MCP SDK is never loaded.',
+    ),
+  MCP_OPERATIONS_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'MCP=on: a folder of `.graphql` files (read with its subfolders at start-up) whose named queries and mutations become the tools (e.g. `examples/mcp`). Unset: the named operations of the TRUSTED_DOCUMENTS_PATH manifest.',
+    ),
+  MCP_PRIORITY: z
+    .enum(['user', 'background', 'explorer'])
+    .default('background')
+    .describe(
+      'MCP=on: the priority of the upstream calls of the tools (the `Weft-Priority` values, docs/efficiency.md "Priorities"). `background` (the default): an agent\'s reads and writes stop when 15 % of the window is left, which the apps\' users keep; `explorer`: its reads stop at 20 %, its writes count as writes; `user`: as an app.',
+    ),
   BREAKER_FAILURE_THRESHOLD: int(1, 1000)
     .default(5)
     .describe(
@@ -519,6 +538,17 @@ function crossFieldProblems(config: ParsedConfig): string[] {
     problems.push(
       'OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported with TRACING=otlp ' +
         '(http/protobuf or http/json; set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL for Weft alone)',
+    );
+  }
+  // An MCP endpoint without operations would serve agents nothing: the operator chooses the tools.
+  if (
+    config.MCP === 'on' &&
+    config.MCP_OPERATIONS_DIR === undefined &&
+    config.TRUSTED_DOCUMENTS_PATH === undefined
+  ) {
+    problems.push(
+      'MCP_OPERATIONS_DIR: required with MCP=on unless TRUSTED_DOCUMENTS_PATH is set (the ' +
+        'operations the agents may run, e.g. MCP_OPERATIONS_DIR=examples/mcp)',
     );
   }
   if (config.REDIS_URL !== undefined && config.REDIS_CLUSTER_NODES !== undefined) {

@@ -33,6 +33,12 @@ export interface GatewayMetrics {
     /** The operation's upper bound of upstream calls (docs/demand.md), when it had one. */
     bound?: number,
   ): void;
+  /**
+   * One call of an MCP tool (docs/agents.md): its outcome — `success`, `error` (a tool error
+   * result), `refused` (its bound exceeded what was left of the window for it: nothing was spent) —
+   * and the upstream requests it made. Tool names are the operator's, fixed at start-up.
+   */
+  toolCall(tool: string, outcome: 'success' | 'error' | 'refused', upstream: number): void;
   breakerState(breakerClass: string, state: CircuitState): void;
   /** Calls of tokens the upstream has not accepted yet: probes in flight, calls waiting. */
   unprovenCalls(inFlight: number, waiting: number): void;
@@ -131,6 +137,18 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     labelNames: ['operation'],
     registers: [registry],
   });
+  const toolCalls = new Counter({
+    name: 'weft_mcp_tool_calls_total',
+    help: 'MCP tool calls by tool and outcome (success, error, refused before any upstream call)',
+    labelNames: ['tool', 'outcome'],
+    registers: [registry],
+  });
+  const toolUpstreamCalls = new Counter({
+    name: 'weft_mcp_tool_upstream_calls_total',
+    help: 'Upstream requests MCP tool calls made (retries included), by tool',
+    labelNames: ['tool'],
+    registers: [registry],
+  });
   const breakers = new Gauge({
     name: 'weft_circuit_breaker_state',
     help: 'Circuit state per upstream route class (0 closed, 1 half-open, 2 open)',
@@ -209,6 +227,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       }
       if (upstream > 0) operationUpstreamCalls.inc({ operation }, upstream);
       if (withoutUpstream > 0) operationServedWithoutUpstream.inc({ operation }, withoutUpstream);
+    },
+    toolCall(tool, outcome, upstream) {
+      toolCalls.inc({ tool, outcome });
+      if (upstream > 0) toolUpstreamCalls.inc({ tool }, upstream);
     },
     breakerState: (breakerClass, state) =>
       breakers.set({ class: breakerClass }, BREAKER_STATE_VALUE[state]),

@@ -9,4 +9,6 @@ export interface OperationLogFields {
   readonly errorCodes?: readonly string[];
   readonly durationMs: number;
   readonly responseCache?: 'hit';
+  /** The MCP tool that ran the operation (docs/agents.md). */
+  readonly tool?: string;
 }

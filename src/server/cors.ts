@@ -17,7 +17,10 @@ import { REQUEST_ID_HEADER } from './request-id.ts';
 /** Loopback origins on any port: the development default. */
 const DEVELOPMENT_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*', 'http://[::1]:*'];
 
-/** Request headers the clients send (Apollo Client, urql, graphql-request, graphql-sse, uploads). */
+/**
+ * Request headers the clients send (Apollo Client, urql, graphql-request, graphql-sse, uploads, the
+ * MCP SDK's client).
+ */
 export const CORS_ALLOWED_HEADERS = [
   'authorization',
   'content-type',
@@ -32,6 +35,8 @@ export const CORS_ALLOWED_HEADERS = [
   'weft-trace',
   'weft-accept-partial',
   'weft-estimate',
+  // An MCP client in a page (MCP=on, docs/agents.md) sends the protocol's version after it connects.
+  'mcp-protocol-version',
   REQUEST_ID_HEADER,
 ];
 

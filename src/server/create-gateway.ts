@@ -60,6 +60,7 @@ import { verifyWithOf } from '../graph/write-verification.ts';
 import { onDemandSchemaCompilers } from './schema-compilers.ts';
 
 const GRAPHQL_PATH = '/graphql';
+const MCP_PATH = '/mcp';
 
 /**
  * `node:http` as CommonJS: an ES import of it builds a module namespace, whose reading of the
@@ -317,6 +318,41 @@ export async function createGateway(
       );
     },
   });
+
+  // Agents' tools (docs/agents.md): the SDK and everything of MCP load only when it is on.
+  if (config.MCP === 'on') {
+    tracing?.traceRoute(app, MCP_PATH);
+    const { registerMcpEndpoint } = await import('./mcp/mcp-endpoint.ts');
+    const { tools } = await registerMcpEndpoint(app, {
+      path: MCP_PATH,
+      config,
+      schema,
+      apollo,
+      pipeline: policy.pipeline,
+      trusted: policy.trusted,
+      credentialOf,
+      budget,
+      metrics,
+      logger: app.log,
+      contextOf: (request, reply, fields) => {
+        const gone = new AbortController();
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) gone.abort();
+        });
+        return createGatewayContext(contextDeps, {
+          requestId: request.id,
+          credential: credentialOf(request),
+          clientAddress: request.ip,
+          logger: request.log,
+          storeIdHeader: storeIdHeaderOf(request.headers),
+          trace: tracing ? { span: tracing.requestSpan(request) } : undefined,
+          gone: gone.signal,
+          ...fields,
+        });
+      },
+    });
+    app.log.info({ path: MCP_PATH, tools }, 'MCP endpoint serving its tools');
+  }
 
   if (metrics) registerMetricsRoute(app, metrics);
   const { redis } = upstreamStack;

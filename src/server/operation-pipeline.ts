@@ -57,6 +57,7 @@ import {
   ACCEPT_PARTIAL_HEADER,
   ESTIMATE_HEADER,
   createUpstreamCallPolicy,
+  type UpstreamCallPolicy,
 } from './limits/upstream-call-policy.ts';
 import type { ListLengths } from './limits/upstream-call-bound.ts';
 import type { BudgetSnapshot } from '../upstream/budget-tracker.ts';
@@ -91,6 +92,11 @@ export interface OperationPipeline {
   ): readonly GraphQLError[] | undefined;
   /** Step 7 inside Apollo Server (HTTP). */
   apolloPlugin(): ApolloServerPlugin<GatewayContext>;
+  /**
+   * The operations' upstream-call bounds and their refusal over budget, for the transports that
+   * state a cost before a run (the MCP tools); absent when operations are not bounded in calls.
+   */
+  readonly callPolicy: UpstreamCallPolicy | undefined;
 }
 
 /**
@@ -107,9 +113,16 @@ export function createOperationPipeline(
    * The fields' upstream-call bounds and how long a call may wait for room; without them,
    * operations are not bounded in calls.
    */
-  demand?: { readonly callBounds: CallBoundDeclarations; readonly maxWaitMs: number },
+  demand?: {
+    readonly callBounds: CallBoundDeclarations;
+    readonly maxWaitMs: number;
+    /** `UPSTREAM_WRITE_RESERVE_SHARE`: what a request at a lower priority leaves (docs/demand.md). */
+    readonly writeReserveShare?: number;
+  },
 ): OperationPipeline {
-  const calls = demand && createUpstreamCallPolicy(demand.callBounds, demand.maxWaitMs);
+  const calls =
+    demand &&
+    createUpstreamCallPolicy(demand.callBounds, demand.maxWaitMs, demand.writeReserveShare);
   /** Document text → its refusal, or that it passed step 2. */
   const verdicts = new LRUCache<string, GatewayError | { passed: true }>({
     maxSize: REMEMBERED_DOCUMENT_CHARS,
@@ -162,6 +175,7 @@ export function createOperationPipeline(
     validationRules: [createOperationShapeRule(limits), IncrementalPlacementRule],
     maxTokens: limits.maxTokens,
     refuseOperation,
+    callPolicy: calls,
     apolloPlugin: () => ({
       async requestDidStart() {
         return {
@@ -190,20 +204,18 @@ export function createOperationPipeline(
               request.http?.headers.get(ESTIMATE_HEADER) !== '1';
             if (checked) {
               const budget = await contextValue.budget.snapshot(credential).catch(() => undefined);
-              const refusal = budget && calls.refuseOverBudget(bound, operation, budget);
-              if (refusal) {
-                // A list that is not paged counts its assumed maximum and may hold far fewer: the
-                // operation is let in when what runs before the lists arrive fits, and held again
-                // to its bound once their lengths are known, before anything below them runs.
-                const beforeLists =
-                  bound.unpaged.length > 0
-                    ? boundWith(new Map(bound.unpaged.map((field) => [field, 0])))
-                    : undefined;
-                if (!beforeLists || calls.refuseOverBudget(beforeLists, operation, budget)) {
-                  throw overBudget(refusal);
-                }
-                admittedOn = budget;
-              }
+              const verdict =
+                budget &&
+                calls.admit(
+                  schema,
+                  document,
+                  operation,
+                  request.variables,
+                  budget,
+                  contextValue.priority,
+                );
+              if (verdict?.refusal) throw overBudget(verdict.refusal);
+              if (verdict?.heldToLists) admittedOn = budget;
             }
             if (!facts || bound.unpaged.length === 0) return;
             const lengths = new Map<string, number>();
@@ -212,7 +224,9 @@ export function createOperationPipeline(
               const refined = boundWith(lengths);
               facts.recordRefinedEstimate(refined.calls);
               // A field error: the list's call is spent, nothing below the list runs.
-              const refusal = admittedOn && calls.refuseOverBudget(refined, operation, admittedOn);
+              const refusal =
+                admittedOn &&
+                calls.refuseOverBudget(refined, operation, admittedOn, contextValue.priority);
               if (refusal) throw refusal;
             });
           },

@@ -25,6 +25,7 @@ import { operationLimitsOf } from './limits/operation-limits.ts';
 import { createOperationPipeline, type OperationPipeline } from './operation-pipeline.ts';
 import { callBounds } from '../graph/call-bounds.ts';
 import { createPersistedOperations } from './persisted-operations/persisted-operations.ts';
+import type { TrustedDocuments } from './persisted-operations/trusted-documents.ts';
 
 /** A claim on an idempotency key outlives any mutation; it only matters if a replica dies mid-request. */
 const IDEMPOTENCY_LOCK_MS = 5 * 60_000;
@@ -40,6 +41,8 @@ export interface ProductionPolicy {
   readonly plugins: ApolloServerPlugin<GatewayContext>[];
   /** The checks every operation passes, for the GraphQL route and the subscription transports. */
   readonly pipeline: OperationPipeline;
+  /** The trusted-documents manifest (TRUSTED_DOCUMENTS_PATH), whose operations MCP may serve. */
+  readonly trusted: TrustedDocuments | undefined;
   /** The explorer's page (EXPLORER on), served by the GraphQL route. */
   readonly explorer: ExplorerPage | undefined;
   /** Who may register APQ documents (the GraphQL route's hook); absent with trusted documents. */
@@ -71,6 +74,7 @@ export async function createProductionPolicy(
   const pipeline = createOperationPipeline(limits, persisted.trusted, {
     callBounds: callBounds(),
     maxWaitMs: config.UPSTREAM_BUCKET_WAIT_MS,
+    writeReserveShare: config.UPSTREAM_WRITE_RESERVE_SHARE,
   });
   const apqRegistration = persisted.trusted
     ? undefined
@@ -109,6 +113,7 @@ export async function createProductionPolicy(
       persistedQueries: persisted.apolloOptions,
     },
     pipeline,
+    trusted: persisted.trusted,
     explorer,
     apqRegistration,
     plugins: [

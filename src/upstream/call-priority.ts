@@ -81,6 +81,19 @@ export function priorityOf(call: RoutedCall): CallPriority {
 }
 
 /**
+ * The priority an operation is held to as a whole before it runs (docs/demand.md): a mutation's
+ * calls are writes, unless its request runs in the background (as {@link priorityOf} treats each
+ * call); a query's are its request's reads.
+ */
+export function operationPriorityOf(
+  requested: RequestPriority,
+  operationType: string,
+): CallPriority {
+  if (operationType === 'mutation' && requested !== 'background') return 'write';
+  return requested === 'user' ? 'read' : requested;
+}
+
+/**
  * The `Weft-Priority` request header: a client may ask to be served after others (`background`
  * for prefetching, `explorer`), never before; anything else is an ordinary user request.
  */

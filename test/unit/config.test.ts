@@ -116,6 +116,16 @@ describe('dangerous configurations are refused at start-up, naming the variable'
     );
   });
 
+  it('turns MCP on only with operations to serve, at the background priority by default', () => {
+    expect(loadConfig({}).MCP).toBe('off');
+    expect(refusal({ MCP: 'on' })).toMatch(/MCP_OPERATIONS_DIR: required with MCP=on/);
+    const on = loadConfig({ MCP: 'on', MCP_OPERATIONS_DIR: 'examples/mcp' });
+    expect(on.MCP_PRIORITY).toBe('background');
+    expect(loadConfig({ MCP: 'on', TRUSTED_DOCUMENTS_PATH: 'manifest.json' }).MCP).toBe('on');
+    expect(refusal({ MCP: 'yes' })).toMatch(/MCP: /);
+    expect(refusal({ MCP_PRIORITY: 'write' })).toMatch(/MCP_PRIORITY: /);
+  });
+
   it('reads TTL overrides by their form only, refusing a malformed one', () => {
     // Which kinds exist is the route declarations' to say (test/unit/graph/upstream-routes.test.ts).
     expect([...loadConfig({ CACHE_TTL_OVERRIDES: 'app=5,aap=3' }).CACHE_TTL_OVERRIDES]).toEqual([

@@ -28,7 +28,7 @@ import { GatewayError } from '../../errors/gateway-errors.ts';
 import { numberGiven } from './int-argument.ts';
 import { limitGraphQLError } from './operation-limits.ts';
 
-interface Range {
+export interface Range {
   readonly min?: number;
   readonly max?: number;
 }
@@ -36,7 +36,7 @@ interface Range {
 /** Argument definition → its declared range (null: none); read once per schema object. */
 const rangeCache = new WeakMap<GraphQLArgument, Range | null>();
 
-function rangeOf(schema: GraphQLSchema, argument: GraphQLArgument): Range | null {
+export function rangeOf(schema: GraphQLSchema, argument: GraphQLArgument): Range | null {
   const known = rangeCache.get(argument);
   if (known !== undefined) return known;
   const [declared] = getDirective(schema, argument, 'range') ?? [];

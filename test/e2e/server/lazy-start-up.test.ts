@@ -4,7 +4,8 @@
  * (graphql-ws with ws, graphql-sse), the upload reader (graphql-upload's processRequest with
  * busboy), Fastify's JSON-schema compilers (ajv, fast-json-stringify), Apollo's usage-reporting
  * protobuf, OpenTelemetry's SDK, the Redis client, undici's entry point and the explorer's file
- * sender (`@fastify/send`; `glob`, which `@fastify/static` loaded with it, never) are not loaded.
+ * sender (`@fastify/send`; `glob`, which `@fastify/static` loaded with it, never) are not loaded,
+ * nor the MCP endpoint and its SDK (MCP off, the default: `/mcp` answers 404).
  * Then the first subscription over each transport, the first upload and the first explorer file
  * load their modules and work.
  *
@@ -50,6 +51,9 @@ const ON_DEMAND = {
   "the explorer's file sender": '/node_modules/@fastify/send/',
   // Never: @fastify/static loaded it to list the bundle's folder (explorer-assets.ts).
   glob: '/node_modules/glob/',
+  // Never with MCP off (the default): the endpoint and its SDK load only with MCP=on.
+  'MCP SDK': '/node_modules/@modelcontextprotocol/sdk/',
+  'MCP endpoint': '/src/server/mcp/',
 } as const;
 type Library = keyof typeof ON_DEMAND;
 
@@ -94,6 +98,13 @@ describe('start-up in production mode', () => {
     );
     expect(status).toBe(200);
     expect(body.errors).toBeUndefined();
+    // MCP is off: no endpoint answers.
+    const mcp = await fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
+    expect(mcp.status).toBe(404);
     expect(await loaded()).toEqual([]);
   });
 

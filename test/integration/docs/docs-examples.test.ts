@@ -276,11 +276,16 @@ describe('documentation examples', () => {
   });
 });
 
+/** The settings a page tells its reader to set before its examples (its gateway starts with them). */
+const PAGE_SETTINGS: Readonly<Record<string, Record<string, string>>> = {
+  'docs/agents.md': { MCP: 'on', MCP_OPERATIONS_DIR: 'examples/mcp' },
+};
+
 for (const { path, examples } of files) {
   describe(path, () => {
     let stack: Stack;
     beforeAll(async () => {
-      stack = await startStack();
+      stack = await startStack({ env: PAGE_SETTINGS[path] });
     });
     afterAll(() => stack?.close());
 

@@ -109,6 +109,46 @@ describe('the upstream-call bound of an operation', () => {
   });
 });
 
+describe('the bound of a request at a lower priority', () => {
+  it('is held to what its priority leaves, where a user request of the same bound runs', async () => {
+    // A window of 40: reads leave 4 calls, background 6, the explorer 8 (docs/efficiency.md).
+    stack = await startStack({
+      sim: { rateLimit: 40, rateWindowSec: 300 },
+      env: { UPSTREAM_RATE_LIMIT: '40', UPSTREAM_RATE_WINDOW_SEC: '300', UPSTREAM_CACHE: 'off' },
+    });
+    for (let i = 1; stack && i <= 28; i += 1) {
+      const id = `cert-${String(i).padStart(4, '0')}`;
+      await stack.gql(`{ certificateCustomer(customerId: "demo-customer") {
+        certificate(certificateId: "${id}") { certificateId } } }`);
+    }
+    // 12 left: 8 for a user's query, 6 for background work, 4 for the explorer.
+    const FIVE = FEW.replace('first: 8', 'first: 4');
+    const SEVEN = FEW.replace('first: 8', 'first: 6');
+    expect((await boundOf(FIVE)).calls).toBe(5);
+    expect((await boundOf(SEVEN)).calls).toBe(7);
+    await stack.resetCounts();
+
+    for (const [query, priority, bound, left] of [
+      [FIVE, 'explorer', 5, 4],
+      [SEVEN, 'background', 7, 6],
+    ] as const) {
+      const refused = await stack.gql(query, {}, { headers: { 'weft-priority': priority } });
+      expect(refused.status).toBe(429);
+      expect(refused.body.errors[0].extensions).toMatchObject({
+        code: 'RATE_LIMITED',
+        limiter: 'OPERATION_BOUND',
+        bound,
+        remaining: left,
+      });
+    }
+    expect(await stack.upstreamCalls()).toBe(0);
+
+    const user = await stack.gql(SEVEN);
+    expect(user.body.errors).toBeUndefined();
+    expect(await stack.upstreamCalls()).toBe(7);
+  });
+});
+
 describe('the bound alone (Weft-Estimate: 1)', () => {
   it('answers the bound and its costliest fields without running anything, a mutation included', async () => {
     stack = await startStack();
