@@ -231,6 +231,10 @@ export function createRedisClusterConnection(
     async publish(channel, message) {
       await cluster.publish(channel, message);
     },
+    async waitForReplica(key) {
+      const timeoutMs = Math.max(1, Math.floor(options.commandTimeoutMs / 2));
+      return Number(await cluster.sendCommand(key, false, ['WAIT', '1', String(timeoutMs)]));
+    },
     subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
     async close() {
       closed = true;

@@ -70,6 +70,12 @@ export interface RedisConnection {
   /** Publishes a message to a channel (fire and forget: a failure is the caller's to log). */
   publish(channel: string, message: string): Promise<void>;
   /**
+   * On a Redis Cluster: waits until a replica of the master owning `key` has every write this
+   * process sent to that master (`WAIT 1`, for at most half the command timeout); how many
+   * replicas acknowledged. Absent on one Redis, which has no replica to fail over to.
+   */
+  readonly waitForReplica?: (key: string) => Promise<number>;
+  /**
    * Listens to a channel on a connection of its own (one per process, opened on first use), until
    * the returned function is called.
    */

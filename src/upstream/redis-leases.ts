@@ -18,6 +18,7 @@
 import { createHash } from 'node:crypto';
 import type { RedisClient } from './redis-connection.ts';
 import { DEFAULT_LEASE_CONFIG, type LeaseConfig } from './lease-policy.ts';
+import type { ReplicaAcknowledgement } from './replica-acknowledgement.ts';
 
 /** Lua: the lease script. KEYS: bucket, leases. ARGV: see {@link createRedisLeases}. */
 export const LEASE_LUA = `
@@ -323,6 +324,11 @@ export interface RedisLeasesOptions {
   /** A test's clock; default Redis's `TIME`. */
   readonly now?: () => number;
   readonly config?: LeaseConfig;
+  /**
+   * On a Redis Cluster: waits until a replica has a grant before it is spent, so a failover cannot
+   * lose it and grant the same tokens again (`replica-acknowledgement.ts`).
+   */
+  readonly replicated?: ReplicaAcknowledgement;
 }
 
 export interface RedisLeases {
@@ -382,6 +388,9 @@ export function createRedisLeases(options: RedisLeasesOptions): RedisLeases {
       if (!/NOSCRIPT/.test((error as Error).message)) throw error;
       reply = (await client.eval(LEASE_LUA, { keys, arguments: args })) as Reply;
     }
+    // Spent only once a replica has it: a failover would otherwise lose the grant and give the
+    // same tokens to another replica.
+    if (op === 'lease' && Number(reply[0]) > 0) await options.replicated?.(keys[0]!);
     return {
       grant: Number(reply[0]),
       carried: Number(reply[1]),

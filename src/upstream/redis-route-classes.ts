@@ -14,6 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RedisClient } from './redis-connection.ts';
+import type { ReplicaAcknowledgement } from './replica-acknowledgement.ts';
 import type { RouteClass } from './upstream-routes.ts';
 import { CALL_LEASE_MS, WINDOW_POLL_MS } from './send-window.ts';
 import { classRoomOf, type CallPriority } from './call-priority.ts';
@@ -135,6 +136,8 @@ export interface RedisRouteClassesOptions {
   readonly prefix: string;
   /** A test's clock; default Redis's `TIME`. */
   readonly now?: () => number;
+  /** On a Redis Cluster: places are used once a replica has them (`replica-acknowledgement.ts`). */
+  readonly replicated?: ReplicaAcknowledgement;
 }
 
 /** What a lease of places in a class gave (names `<replica>.<run>.<n>`). */
@@ -255,6 +258,8 @@ export function createRedisRouteClasses(options: RedisRouteClassesOptions): Redi
           places: request.giveBack,
         })
       ).map(Number);
+      // Used only once a replica has them: a failover must not lose them and lease them again.
+      if (granted > 0) await options.replicated?.(keysOf(credentialId, routeClass)[0]!);
       const name = `${request.replica}.${request.run}`;
       return {
         places: Array.from({ length: granted }, (_, i) => `${name}.${i + 1}`),

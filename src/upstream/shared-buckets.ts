@@ -15,6 +15,7 @@ import { createMemoryBucketStore } from './memory-bucket-store.ts';
 import { listenToChannel } from './redis-channel.ts';
 import type { RedisConnection } from './redis-connection.ts';
 import { createRedisLeases } from './redis-leases.ts';
+import { UNREPLICATED_PAUSE_MS, createReplicaAcknowledgement } from './replica-acknowledgement.ts';
 import { createRedisRouteClasses } from './redis-route-classes.ts';
 import { CALL_LEASE_MS } from './send-window.ts';
 import { STALE_AFTER_MS, type CredentialBudget } from './token-bucket.ts';
@@ -47,10 +48,24 @@ export function createSharedBuckets(options: SharedBucketsOptions): SharedBucket
    */
   const recallChannel = `${prefix}:leases:recall`;
   const replica = newReplicaName();
+  const replicated =
+    redis.waitForReplica &&
+    createReplicaAcknowledgement({
+      waitForReplica: redis.waitForReplica,
+      onUnreplicated: () =>
+        logger.warn(
+          `token leases: no replica acknowledged a grant within half REDIS_COMMAND_TIMEOUT_MS; grants are not waited for in the next ${UNREPLICATED_PAUSE_MS / 1000} s (a master without a replica in sync cannot keep them through a failover)`,
+        ),
+    });
   const publish = (message: string) =>
     void redis.publish(recallChannel, message).catch(() => undefined);
   const classes = createLeasedRouteClasses({
-    classes: createRedisRouteClasses({ client: redis.client, prefix, ...clock }),
+    classes: createRedisRouteClasses({
+      client: redis.client,
+      prefix,
+      ...clock,
+      ...(replicated ? { replicated } : {}),
+    }),
     replica,
     recall: (className) => publish(`${CLASS_RECALL}${className}`),
     ...clock,
@@ -66,13 +81,13 @@ export function createSharedBuckets(options: SharedBucketsOptions): SharedBucket
       probeMs: CALL_LEASE_MS,
       replica,
       ...clock,
+      ...(replicated ? { replicated } : {}),
     }),
     classes,
     local: createMemoryBucketStore({ budget, ...clock }),
     budget,
     usable: () => redis.usable(),
-    recall: (credentialId) =>
-      void redis.publish(recallChannel, credentialId).catch(() => undefined),
+    recall: publish,
     ...clock,
     onRedisError: (error) =>
       logger.warn(

@@ -24,6 +24,7 @@ import {
 import { CALL_LEASE_MS } from '../../../src/upstream/send-window.ts';
 import { manualClock } from '../../support/clock.ts';
 import {
+  REDIS_MODE,
   openTestConnection,
   silentLogger,
   testPrefix,
@@ -211,6 +212,40 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
     expect(before.held).toBeGreaterThanOrEqual(1);
     await shared.close();
     expect(await sharedState(id)).toEqual({ tokens: BUDGET.capacity - 20, held: 0, holders: 0 });
+  });
+
+  it('waits, on a Redis Cluster, until a replica has each grant before it is spent', async () => {
+    const connection = redis.connection();
+    const acknowledged: number[] = [];
+    const waitForReplica = connection.waitForReplica;
+    const counted: RedisConnection = waitForReplica
+      ? {
+          ...connection,
+          waitForReplica: async (key) => {
+            const replicas = await waitForReplica(key);
+            acknowledged.push(replicas);
+            return replicas;
+          },
+        }
+      : connection;
+    const shared = createSharedBuckets({
+      redis: counted,
+      budget: BUDGET,
+      prefix,
+      logger: silentLogger,
+    });
+    opened.push(shared);
+    const id = fresh();
+    const left = { n: BUDGET.capacity };
+    for (let i = 0; i < 20; i += 1) await spend(shared.store, id, 1, left);
+    if (REDIS_MODE === 'cluster') {
+      // The test cluster gives each master a replica: every granting run waited for it.
+      expect(acknowledged.length).toBeGreaterThanOrEqual(1);
+      expect(acknowledged.every((replicas) => replicas >= 1)).toBe(true);
+    } else {
+      // One Redis has no replica to fail over to: nothing to wait for.
+      expect(waitForReplica).toBeUndefined();
+    }
   });
 
   it('takes the tokens of a lease Redis lost (a failed-over master) from the bucket again', async () => {
