@@ -6,9 +6,9 @@
  *
  * The token bucket wraps the transport so that every attempt, retries included, is paid for; the
  * cache and singleflight wrap the client so that a hit costs no attempt at all. With `REDIS_URL` (or
- * `REDIS_CLUSTER_NODES`), the cache and the buckets live in Redis (shared by all replicas), a miss is
- * fetched once across the replicas (`cross-replica-flight.ts`), with the local fallbacks described in
- * `fallback-bucket-store.ts`; without it, both live in this process's memory. What each route gets
+ * `REDIS_CLUSTER_NODES`), the cache lives in Redis and the buckets are leased from it (shared by all
+ * replicas: `shared-buckets.ts`), and a miss is fetched once across the replicas
+ * (`cross-replica-flight.ts`); without it, both live in this process's memory. What each route gets
  * (cache rule, extra limit, circuit, redaction) comes from the routes the domains declare.
  */
 import { randomBytes } from 'node:crypto';

@@ -338,11 +338,12 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
     return denied(entry, reserve ? 'reserve' : 'credential', Math.max(1, entry.freeAt - now()));
   };
 
-  const sharedClass = (routeClass: RouteClass | undefined): routeClass is RouteClass =>
-    routeClass !== undefined && routeClass.limit > 0 && !routeClass.perCredential;
-  /** The class this replica keeps itself: a per-credential one (a shared one is leased). */
+  /** A route class the replicas keep together, leased (every class with a limit). */
+  const leasedClass = (routeClass: RouteClass | undefined): routeClass is RouteClass =>
+    routeClass !== undefined && routeClass.limit > 0;
+  /** The class this replica keeps itself: none (a class is leased). */
   const ownClass = (routeClass: RouteClass | undefined) =>
-    sharedClass(routeClass) ? undefined : routeClass;
+    leasedClass(routeClass) ? undefined : routeClass;
 
   return {
     async take(credentialId, routeClass, request = {}) {
@@ -396,7 +397,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         unspend(entry);
         return verdict;
       }
-      if (sharedClass(routeClass)) {
+      if (leasedClass(routeClass)) {
         const neverAnswered = !local.answered(credentialId);
         let waitMs: number;
         try {
@@ -486,7 +487,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
           runLease(credentialId, entry, 0, true).catch(() => undefined);
         }
       }
-      if (sharedClass(routeClass)) {
+      if (leasedClass(routeClass)) {
         await classes
           .correct(routeClass, credentialId, correction.ticket ?? '', correction)
           .catch(() => undefined);
@@ -526,7 +527,7 @@ export function createLeasedBucketStore(options: LeasedBucketStoreOptions): Leas
         if (entry.probe) endProbe(credentialId, entry);
         forget(credentialId, entry);
       }
-      if (sharedClass(routeClass)) {
+      if (leasedClass(routeClass)) {
         await classes.release(routeClass, credentialId, ticket).catch(() => undefined);
       }
     },

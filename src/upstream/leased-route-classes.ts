@@ -1,11 +1,13 @@
 /**
- * The route classes every replica shares (the hosting API's per-IP limits), leased like the
- * credential's budget (`leased-bucket-store.ts`): a replica takes places in a class's log for its
- * next calls of a credential in one script run (`redis-route-classes.ts`), and spends them without
- * Redis. A place is stamped at its lease's end — the latest its call may go out — so the shared log
- * never forgets a call before the upstream's own sliding window does; a lease is short (a class's
- * limits are per minute and small), and what it did not use leaves the log with the replica's next
- * run, or at once when the class answers 429 or the replica stops.
+ * The route classes the replicas keep together — the hosting API's per-IP limits, and a
+ * credential's own (the catalog's burst) — leased like the credential's budget
+ * (`leased-bucket-store.ts`): a replica takes places in a class's log for its next calls of a
+ * credential in one script run (`redis-route-classes.ts`), and spends them without Redis. A place is
+ * stamped at its lease's end — the latest its call may go out — so the shared log never forgets a
+ * call before the upstream's own sliding window does. A lease is short (a class's limits are per
+ * minute and small); what it did not use leaves the log at its end, with the replica's next run, at
+ * once when the class answers 429, when another call finds the class full of it, or when the
+ * replica stops.
  *
  * Calls for a token the upstream has never answered go through the class one by one, as before
  * leases: a flood of junk tokens must not hold places, and their 401s give their place back.

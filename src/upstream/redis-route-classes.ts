@@ -1,16 +1,17 @@
 /**
- * The route classes the whole gateway shares (the upstream's per-IP limits: hosting reads, writes,
- * uploads and deploys), in Redis: one sliding-window log per class for every replica, checked per
- * call by ONE Lua script on the class's own keys (tagged by the class, so on a cluster they live in
- * their own slot). The credential's budget is leased (`leased-bucket-store.ts`); a class is not: its
- * limits are per minute and small (10 to 120 calls), so a slice per replica would be a call or two.
+ * The route classes in Redis, for every replica: the ones the whole gateway shares (the upstream's
+ * per-IP limits: hosting reads, writes, uploads and deploys) and a credential's own (the catalog's
+ * burst limit). One sliding-window log per class, and ONE Lua script for every operation on it: a
+ * lease of places for a replica's next calls (`leased-route-classes.ts`), their return, and the calls
+ * of never-answered tokens, which take their place one by one.
  *
- * Keys, tagged by the class:
- * - `<prefix>:class:{<class>}`: sorted set of the calls of the last window;
+ * Keys of a shared class, tagged by the class (on a cluster, a slot of its own):
+ * - `<prefix>:class:{<class>}`: sorted set of the calls of the last window and the leased places;
  * - `<prefix>:class-block:{<class>}`: set while a route-class 429 lasts;
  * - `<prefix>:class:{<class>}:credential:<credentialId>`: each credential's fair share;
  * - `<prefix>:class-unproven:{<class>}`: the class's calls in flight for tokens never answered (a
  *   full class holding some asks again soon: their 401s give the room back).
+ * A credential's own class has the same keys named `<class>:{<credentialId>}`, in its slot.
  */
 import { createHash } from 'node:crypto';
 import type { RedisClient } from './redis-connection.ts';
@@ -193,7 +194,18 @@ export interface RedisRouteClasses {
 
 export function createRedisRouteClasses(options: RedisRouteClassesOptions): RedisRouteClasses {
   const { client, prefix } = options;
+  /** A shared class's keys are tagged by the class; a per-credential one's by the credential. */
   const keysOf = (credentialId: string, routeClass: RouteClass): string[] => {
+    if (routeClass.perCredential) {
+      const name = `${routeClass.name}:{${credentialId}}`;
+      return [
+        `${prefix}:class:${name}`,
+        `${prefix}:class-block:${name}`,
+        // No fair share within one credential's class: never touched, in the same slot.
+        `${prefix}:class:${name}:fair`,
+        `${prefix}:class-unproven:${name}`,
+      ];
+    }
     const tag = `{${routeClass.name}}`;
     return [
       `${prefix}:class:${tag}`,

@@ -477,6 +477,29 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
       expect((await classLog(routeClass, clock.now())).ahead).toBe(8);
     });
 
+    it("keeps a credential's own class across replicas too (the catalog's burst)", async () => {
+      const clock = manualClock();
+      const other = await openTestConnection();
+      opened.push(other);
+      const replicas = [replica(clock.now), replica(clock.now, other)];
+      const routeClass = { ...classNamed(), limit: 5, perCredential: true };
+      const id = fresh();
+      for (const { store } of replicas) {
+        await store.correct(id, undefined, { limit: 100, remaining: 100, resetMs: 300_000 });
+      }
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          for (;;) {
+            const verdict = await classCall(replicas[i % 2]!.store, id, routeClass);
+            if (verdict.deniedBy !== 'window') return verdict;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+        }),
+      );
+      // The class's 5 a minute for the credential, whichever replica calls: not 5 each.
+      expect(outcomes.filter((v) => v.allowed)).toHaveLength(5);
+    });
+
     it('gives a replica the places another holds unused when its call is refused for them', async () => {
       const clock = manualClock();
       const other = await openTestConnection();
