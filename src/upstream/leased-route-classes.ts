@@ -15,8 +15,8 @@
 import { LRUCache } from 'lru-cache';
 import { classRoomOf, type CallPriority } from './call-priority.ts';
 import { withCall, demandAt, NO_DEMAND, type Demand } from './lease-policy.ts';
-import type { RedisRouteClasses } from './redis-route-classes.ts';
-import { fairShareOf, type BudgetCorrection } from './token-bucket.ts';
+import type { ClassPlaces, RedisRouteClasses } from './redis-route-classes.ts';
+import { fairShareOf } from './token-bucket.ts';
 import type { RouteClass } from './upstream-routes.ts';
 
 /** How long a lease of places lasts, at most: short against a class's minute. */
@@ -52,23 +52,10 @@ interface LeaseOutcome {
 /** How soon a call refused while other replicas hold places asks again (once). */
 export const CLASS_RECALL_POLL_MS = 250;
 
-export interface LeasedRouteClasses {
+/** A call's place in its class (`take` is 0 when it has one), from a lease or one by one. */
+export interface LeasedRouteClasses extends ClassPlaces {
   /** Another replica's call found the class full of places leased here: the unused ones go back. */
   recalled(className: string): void;
-  /** 0 when the call has its place (by its ticket), else the wait until one may be free. */
-  take(
-    routeClass: RouteClass,
-    credentialId: string,
-    ticket: string,
-    flags: { priority: CallPriority; neverAnswered: boolean },
-  ): Promise<number>;
-  correct(
-    routeClass: RouteClass,
-    credentialId: string,
-    ticket: string,
-    correction: BudgetCorrection,
-  ): Promise<void>;
-  release(routeClass: RouteClass, credentialId: string, ticket: string): Promise<void>;
   giveBackAll(): Promise<void>;
 }
 

@@ -154,7 +154,27 @@ export interface ClassLease {
   readonly leasedElsewhere: number;
 }
 
-export interface RedisRouteClasses {
+/** A call's place in a class, one by one (the calls of a never-answered token). */
+export interface ClassPlaces {
+  /** Records the call in its class when it fits; else the wait until it would (ms, > 0). */
+  take(
+    routeClass: RouteClass,
+    credentialId: string,
+    ticket: string,
+    flags: { priority: CallPriority; neverAnswered: boolean },
+  ): Promise<number>;
+  /** The call's answer: a refused token gives its place back, a class 429 blocks the class. */
+  correct(
+    routeClass: RouteClass,
+    credentialId: string,
+    ticket: string,
+    correction: BudgetCorrection,
+  ): Promise<void>;
+  /** The call ended without an answer: it is no longer in flight for a never-answered token. */
+  release(routeClass: RouteClass, credentialId: string, ticket: string): Promise<void>;
+}
+
+export interface RedisRouteClasses extends ClassPlaces {
   /**
    * Places for `ask` calls of this credential in the class, at most `leaseMs` from now, for a call
    * of `priority`; the places of `giveBack` first leave the log.
@@ -174,22 +194,6 @@ export interface RedisRouteClasses {
   ): Promise<ClassLease>;
   /** Unused places leave the log. */
   giveBack(routeClass: RouteClass, credentialId: string, places: readonly string[]): Promise<void>;
-  /** Records the call in its class when it fits; else the wait until it would (ms, > 0). */
-  take(
-    routeClass: RouteClass,
-    credentialId: string,
-    ticket: string,
-    flags: { priority: CallPriority; neverAnswered: boolean },
-  ): Promise<number>;
-  /** The call's answer: a refused token gives its place back, a class 429 blocks the class. */
-  correct(
-    routeClass: RouteClass,
-    credentialId: string,
-    ticket: string,
-    correction: BudgetCorrection,
-  ): Promise<void>;
-  /** The call ended without an answer: it is no longer in flight for a never-answered token. */
-  release(routeClass: RouteClass, credentialId: string, ticket: string): Promise<void>;
 }
 
 export function createRedisRouteClasses(options: RedisRouteClassesOptions): RedisRouteClasses {
