@@ -438,10 +438,6 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-/**
- * Parses the environment. Empty strings count as unset, so `FOO=` in a shell means "default".
- * Throws {@link ConfigError} naming every bad variable.
- */
 /** Variables an earlier version read and this one ignores: what replaced each (logged at start). */
 export const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
   REDIS_DOWN_BUDGET_SHARE:
@@ -455,6 +451,10 @@ export function retiredVariablesIn(env: NodeJS.ProcessEnv = process.env): string
     .map(([name, replacement]) => `${name} is ${replacement}`);
 }
 
+/**
+ * Parses the environment. Empty strings count as unset, so `FOO=` in a shell means "default".
+ * Throws {@link ConfigError} naming every bad variable.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(
     Object.keys(ConfigSchema.shape)

@@ -1,19 +1,16 @@
 /**
  * The token buckets of replicas sharing Redis, with leases (docs/efficiency.md "Leases"): a replica
- * takes a slice of a credential's bucket in one script run (`redis-leases.ts`), spends it locally —
- * the send window, the priorities and the route classes of its own memory store decide each call as
- * on a single replica — and settles it when it renews, gives it back or stops. A busy credential
- * renews ahead of need, in the background, so its calls do not wait for Redis.
+ * takes a slice of a credential's bucket in one script run (`credential-leases.ts`,
+ * `redis-leases.ts`) and spends it locally — the send window and the priorities of its own memory
+ * store decide each call as on a single replica — then settles it when it renews, gives it back or
+ * stops. A busy credential renews ahead of need, in the background, so its calls do not wait for
+ * Redis. Route classes are leased as places in their logs (`leased-route-classes.ts`).
  *
  * Whatever fails — Redis, a cluster master, the network between this replica and Redis — the replica
  * spends only what it holds, within its lease (its end counted on this replica's clock from before
  * the grant): the replicas together never spend more than the bucket had. A call that finds nothing
  * held while Redis cannot be reached waits for Redis like any wait for room, then is refused
- * RATE_LIMITED with `limiter: "SHARED_BUDGET"`.
- *
- * A route class the whole gateway shares (the upstream's per-IP limits) is leased too, on the
- * class's own keys (`leased-route-classes.ts`); while Redis cannot be reached a call with no place
- * held is refused the same way.
+ * RATE_LIMITED with `limiter: "SHARED_BUDGET"`; so is a call of a class with no place held.
  */
 import { randomBytes } from 'node:crypto';
 import type { BudgetSnapshot } from './budget-tracker.ts';

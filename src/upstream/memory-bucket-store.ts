@@ -1,7 +1,7 @@
 /**
  * Token buckets in this process's memory: the store of a single replica without Redis, and with
- * Redis each replica's own view under its leases (`leased-bucket-store.ts`): its send window, its
- * priorities, its route classes, corrected by the upstream's answers (`token-bucket.ts`).
+ * Redis each replica's own view under its leases (`leased-bucket-store.ts`): its send window and its
+ * priorities, corrected by the upstream's answers (`token-bucket.ts`); the route classes are leased.
  */
 import { LRUCache } from 'lru-cache';
 import { entryBound } from './entry-bound.ts';

@@ -6,14 +6,16 @@
  *
  * Keys, in the credential's slot (its HMAC id as the hash tag; no token, no secret):
  * - `<prefix>:bucket:{<credentialId>}`: hash {tokens, ts, resetAt, cap, freshUntil, drain, drainAt,
- *   epoch} — `tokens` is what no replica holds; `epoch` counts the windows, so a lease granted in an
- *   earlier window settles for nothing;
+ *   epoch, probeUntil} — `tokens` is what no replica holds; `epoch` counts the windows, so a lease
+ *   granted in an earlier window settles for nothing; `probeUntil` holds the others back while a
+ *   stale view's one call (the probe) is out;
  * - `<prefix>:leases:{<credentialId>}`: hash, one field per replica: "held endsAt demand".
  *
- * The invariant: `tokens` plus every replica's held tokens is never more than the bucket had. A
- * record lost with a failed-over master is re-registered by its holder's next run (its held tokens
- * are taken from `tokens` again); what it spent meanwhile comes back with the upstream answers it
- * reports (`remaining` less what the reporter still holds or has in flight).
+ * The invariant: `tokens` plus every replica's held tokens is never more than the bucket had. On a
+ * cluster a grant is spent once a replica has it (`replica-acknowledgement.ts`); a record lost
+ * otherwise (Redis back empty) is re-registered by its holder's next run (its held tokens are taken
+ * from `tokens` again), and what was spent meanwhile comes off with the upstream answers it reports
+ * (`remaining` less what the reporter still holds or has in flight).
  */
 import { createHash } from 'node:crypto';
 import type { RedisClient } from './redis-connection.ts';

@@ -51,8 +51,10 @@ export interface CredentialBudget {
 
 /**
  * What said no: the credential's window, the part of it the call's priority may not take
- * (`reserve`), the route class's limit, or the send window (`window`: calls of this credential are
- * in flight that the upstream has not answered yet; wait for their answers).
+ * (`reserve`), the route class's limit, the send window (`window`: calls of this credential are
+ * in flight that the upstream has not answered yet; wait for their answers), or, with replicas
+ * sharing Redis, that the shared budget cannot be reached and nothing of it is held
+ * (`shared-budget`).
  */
 export type DeniedBy = 'credential' | 'reserve' | 'route-class' | 'window' | 'shared-budget';
 
@@ -115,8 +117,8 @@ export interface BudgetCorrection {
 }
 
 /**
- * Where bucket state lives. Implementations: memory (one process) and Redis (one atomic Lua script
- * per operation, on Redis `TIME`), and the fallback that picks between them.
+ * Where bucket state lives. Implementations: memory (one process), and the leased store of replicas
+ * sharing Redis (`leased-bucket-store.ts`: the memory store under leases of the shared bucket).
  */
 export interface BucketStore {
   take(
@@ -137,7 +139,7 @@ export interface BucketStore {
   release(credentialId: string, routeClass: RouteClass | undefined, ticket: string): Promise<void>;
 }
 
-/** The state of one credential bucket (the same fields the Lua script keeps in a Redis hash). */
+/** The state of one credential bucket (in memory: a replica's own view, with Redis too). */
 export interface BucketState extends SendWindowState {
   tokens: number;
   /** Last update, ms. */
@@ -222,7 +224,7 @@ export const floorOf = (state: { cap: number }, budget: CredentialBudget, priori
  * `resetSec` while no upstream answer has said when the window ends. A bucket with calls spent
  * refills in (cap − tokens) × window / cap. A full one has no window running: the next call starts
  * one, which ends a whole window later — the figure a client can plan with, where 0 would read as
- * "resets now" (docs/clients.md "The budget"). The Redis store's script says the same.
+ * "resets now" (docs/clients.md "The budget"). The lease script says the same.
  */
 const unknownWindowResetMs = (state: BucketState, budget: CredentialBudget): number =>
   state.tokens >= state.cap
@@ -253,10 +255,6 @@ export function credentialWaitMs(
   if (state.resetAt > 0) return Math.max(1, state.resetAt - now);
   return Math.max(1, Math.ceil(((need - state.tokens) * budget.windowMs) / Math.max(1, state.cap)));
 }
-
-/** A share of a limit, never below one call (a replica on its own must still make progress). */
-export const shareOf = (limit: number, share: number): number =>
-  Math.max(1, Math.floor(limit * share));
 
 /** One call asking for room: its priority and when it must have been answered. */
 export interface AcquireRequest {
@@ -374,7 +372,7 @@ export function budgetExhausted(deniedBy: DeniedBy | undefined, waitMs: number):
   });
 }
 
-/** Tickets are unique across replicas: they share the Redis sets the tickets go into. */
+/** Tickets are unique across replicas: a call of a never-answered token is one in a shared class's log. */
 const TICKET_PREFIX = `${randomBytes(6).toString('hex')}.`;
 let tickets = 0;
 export const newTicket = (): string =>
