@@ -1,11 +1,11 @@
 /**
- * Token leases (docs/efficiency.md "Leases", the design to be implemented): instead of one
- * Redis script run per upstream call, a replica takes a slice of a credential's shared bucket in one
- * script run, spends it locally, and settles it when the lease is renewed or ends. These are the
- * policy's pure functions — no I/O, no clock, no import — so that the simulation
- * (`scripts/lease-simulation.ts`), the memory store and the Redis script (which will mirror
- * {@link leaseOf}, {@link grantOf}, {@link settledTokens} and {@link correctedShared}) decide the
- * same way.
+ * Token leases (docs/efficiency.md "Leases"): instead of one Redis script run per upstream call, a
+ * replica takes a slice of a credential's shared bucket in one script run, spends it locally, and
+ * settles it when the lease is renewed or ends. These are the policy's pure functions — no I/O, no
+ * clock, no import — so that the simulation (`scripts/lease-simulation.ts`), the replica's side
+ * (`credential-leases.ts`, `leased-bucket-store.ts`) and the Redis script (`redis-leases.ts`, which
+ * mirrors {@link leaseOf}, {@link grantOf}, {@link settledTokens} and {@link correctedShared})
+ * decide the same way.
  *
  * The invariant every function keeps: what the shared bucket has left (`tokens`) plus what every
  * replica holds is never more than what the bucket had. A replica spends only what it holds, and

@@ -17,8 +17,8 @@
  * from `tokens` again), and what was spent meanwhile comes off with the upstream answers it reports
  * (`remaining` less what the reporter still holds or has in flight).
  */
-import { createHash } from 'node:crypto';
 import type { RedisClient } from './redis-connection.ts';
+import { redisScript } from './redis-script.ts';
 import { DEFAULT_LEASE_CONFIG, type LeaseConfig } from './lease-policy.ts';
 import type { ReplicaAcknowledgement } from './replica-acknowledgement.ts';
 
@@ -251,7 +251,7 @@ if fresh then freshFlag = 1 end
 return { grant, carried, math.floor(math.max(0, tokens)), cap, math.max(0, math.ceil(resetIn)), durationMs, freshFlag, plentiful, othersRecorded, freshUntil == 0 and 1 or 0, math.max(0, math.ceil(waitIn)), probing }
 `;
 
-const LEASE_SHA = createHash('sha1').update(LEASE_LUA).digest('hex');
+const LEASE_SCRIPT = redisScript(LEASE_LUA);
 
 /** The upstream answer a replica reports with its next run. */
 export interface ReportedAnswer {
@@ -382,14 +382,7 @@ export function createRedisLeases(options: RedisLeasesOptions): RedisLeases {
       answer ? '1' : '0',
       lease.probeEnded ? '1' : '0',
     ];
-    let reply: Reply;
-    try {
-      reply = (await client.evalSha(LEASE_SHA, { keys, arguments: args })) as Reply;
-    } catch (error) {
-      // A node that restarted or never ran it: EVAL runs the script and keeps it.
-      if (!/NOSCRIPT/.test((error as Error).message)) throw error;
-      reply = (await client.eval(LEASE_LUA, { keys, arguments: args })) as Reply;
-    }
+    const reply = (await LEASE_SCRIPT.run(client, keys, args)) as Reply;
     // Spent only once a replica has it: a failover would otherwise lose the grant and give the
     // same tokens to another replica.
     if (op === 'lease' && Number(reply[0]) > 0) await options.replicated?.(keys[0]!);

@@ -13,8 +13,8 @@
  *   full class holding some asks again soon: their 401s give the room back).
  * A credential's own class has the same keys named `<class>:{<credentialId>}`, in its slot.
  */
-import { createHash } from 'node:crypto';
 import type { RedisClient } from './redis-connection.ts';
+import { redisScript } from './redis-script.ts';
 import type { ReplicaAcknowledgement } from './replica-acknowledgement.ts';
 import type { RouteClass } from './upstream-routes.ts';
 import { CALL_LEASE_MS, WINDOW_POLL_MS } from './send-window.ts';
@@ -130,7 +130,7 @@ end
 return { 1, 0 }
 `;
 
-const ROUTE_CLASS_SHA = createHash('sha1').update(ROUTE_CLASS_LUA).digest('hex');
+const ROUTE_CLASS_SCRIPT = redisScript(ROUTE_CLASS_LUA);
 
 export interface RedisRouteClassesOptions {
   readonly client: RedisClient;
@@ -256,12 +256,7 @@ export function createRedisRouteClasses(options: RedisRouteClassesOptions): Redi
       ...(flags.places ?? []),
     ];
     const keys = keysOf(credentialId, routeClass);
-    try {
-      return (await client.evalSha(ROUTE_CLASS_SHA, { keys, arguments: args })) as number[];
-    } catch (error) {
-      if (!/NOSCRIPT/.test((error as Error).message)) throw error;
-      return (await client.eval(ROUTE_CLASS_LUA, { keys, arguments: args })) as number[];
-    }
+    return (await ROUTE_CLASS_SCRIPT.run(client, keys, args)) as number[];
   };
   return {
     async lease(routeClass, credentialId, request) {
