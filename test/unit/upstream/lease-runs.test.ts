@@ -45,20 +45,28 @@ function scriptByHand() {
 /** No call here has a route class. */
 const noClasses = { giveBackAll: async () => undefined } as unknown as LeasedRouteClasses;
 
+/** A replica whose every lease run waits for the test's answer, on a clock only the test moves. */
+function replicaOnScriptByHand() {
+  const clock = manualClock();
+  const { leases, runs } = scriptByHand();
+  const store = createLeasedBucketStore({
+    leases,
+    classes: noClasses,
+    local: createMemoryBucketStore({ budget, now: clock.now }),
+    budget,
+    usable: async () => true,
+    now: clock.now,
+    recall: () => undefined,
+  });
+  return { store, runs };
+}
+
+/** Lets every promise chain waiting on a settled run go on. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('a replica reporting upstream answers with its lease runs', () => {
   it('does not count again a held token that the run on its way when the answer came gave back', async () => {
-    const clock = manualClock();
-    const { leases, runs } = scriptByHand();
-    const store = createLeasedBucketStore({
-      leases,
-      classes: noClasses,
-      local: createMemoryBucketStore({ budget, now: clock.now }),
-      budget,
-      usable: async () => true,
-      now: clock.now,
-      recall: () => undefined,
-    });
-    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    const { store, runs } = replicaOnScriptByHand();
 
     // A call finds nothing held: its run is granted two tokens; it spends one, holds one.
     const first = store.take('cred', undefined, { priority: 'read' });
@@ -92,18 +100,7 @@ describe('a replica reporting upstream answers with its lease runs', () => {
   });
 
   it('asks again when the run it joined was a renewal that did not count it, rather than refusing', async () => {
-    const clock = manualClock();
-    const { leases, runs } = scriptByHand();
-    const store = createLeasedBucketStore({
-      leases,
-      classes: noClasses,
-      local: createMemoryBucketStore({ budget, now: clock.now }),
-      budget,
-      usable: async () => true,
-      now: clock.now,
-      recall: () => undefined,
-    });
-    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    const { store, runs } = replicaOnScriptByHand();
 
     // A call is granted the one token it waits for and spends it; the replica renews ahead of
     // need, asking for no call (none waits).

@@ -22,7 +22,7 @@ import {
   type CredentialBudget,
 } from '../../../src/upstream/token-bucket.ts';
 import { CALL_LEASE_MS } from '../../../src/upstream/send-window.ts';
-import { manualClock } from '../../support/clock.ts';
+import { manualClock, type ManualClock } from '../../support/clock.ts';
 import {
   REDIS_MODE,
   openTestConnection,
@@ -105,6 +105,13 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
       cutOff: () => void (reachable = false),
       reconnect: () => void (reachable = true),
     };
+  };
+
+  /** Two replicas on two connections to the same Redis. */
+  const twoReplicas = async (clock: ManualClock) => {
+    const other = await openTestConnection();
+    opened.push(other);
+    return [replica(clock.now), replica(clock.now, other)] as const;
   };
 
   /** Calls one after another, each answered as the upstream would (what is left after it). */
@@ -321,10 +328,7 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
 
   it('lets one call out between replicas after Redis came back empty, then what its answer leaves', async () => {
     const clock = manualClock();
-    const other = await openTestConnection();
-    opened.push(other);
-    const a = replica(clock.now);
-    const b = replica(clock.now, other);
+    const [a, b] = await twoReplicas(clock);
     const id = fresh();
     const left = { n: BUDGET.capacity };
     // Both replicas have heard from the upstream lately: their own views are fresh.
@@ -365,10 +369,7 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
 
   it('gets the tokens another replica holds when a call is refused for them (recall)', async () => {
     const clock = manualClock();
-    const other = await openTestConnection();
-    opened.push(other);
-    const a = replica(clock.now);
-    const b = replica(clock.now, other);
+    const [a, b] = await twoReplicas(clock);
     const id = fresh();
     const left = { n: BUDGET.capacity };
     // A spends most of the window for reads (the reserve is 10) and holds some of what is left.
@@ -426,6 +427,32 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
       return { size: entries.length, ahead: entries.filter((e) => e.score > at).length };
     };
 
+    /** Each replica has heard from the upstream for `id`: its view is fresh, its window open. */
+    const answered = async (replicas: readonly { store: BucketStore }[], id: string) => {
+      for (const { store } of replicas) {
+        await store.correct(id, undefined, { limit: 100, remaining: 100, resetMs: 300_000 });
+      }
+    };
+    /**
+     * `calls` class calls at once, alternating replicas; each asks again while its replica's own
+     * send window holds it back (as the limiter does), once the calls before it were answered.
+     */
+    const race = (
+      replicas: readonly { store: BucketStore }[],
+      id: string,
+      routeClass: RouteClass,
+      calls: number,
+    ) =>
+      Promise.all(
+        Array.from({ length: calls }, async (_, i) => {
+          for (;;) {
+            const verdict = await classCall(replicas[i % 2]!.store, id, routeClass);
+            if (verdict.deniedBy !== 'window') return verdict;
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        }),
+      );
+
     it('costs one script run per lease of places, not one per call', async () => {
       const clock = manualClock();
       const { store, classRuns } = replica(clock.now);
@@ -449,25 +476,11 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
 
     it('never lets two replicas together take more than a credential may, however they race', async () => {
       const clock = manualClock();
-      const other = await openTestConnection();
-      opened.push(other);
-      const replicas = [replica(clock.now), replica(clock.now, other)];
+      const replicas = await twoReplicas(clock);
       const routeClass = classNamed();
       const id = fresh();
-      for (const { store } of replicas) {
-        await store.correct(id, undefined, { limit: 100, remaining: 100, resetMs: 300_000 });
-      }
-      // 30 calls at once, half on each replica, each asking again while its replica's own send
-      // window holds it back (as the limiter does).
-      const outcomes = await Promise.all(
-        Array.from({ length: 30 }, async (_, i) => {
-          for (;;) {
-            const verdict = await classCall(replicas[i % 2]!.store, id, routeClass);
-            if (verdict.deniedBy !== 'window') return verdict;
-            await new Promise((resolve) => setTimeout(resolve, 5));
-          }
-        }),
-      );
+      await answered(replicas, id);
+      const outcomes = await race(replicas, id, routeClass, 30);
       // A credential's fair share of a class of 10 is 8: not one more, whichever replica asks.
       expect(outcomes.filter((v) => v.allowed)).toHaveLength(8);
       expect(outcomes.filter((v) => !v.allowed).every((v) => v.deniedBy === 'route-class')).toBe(
@@ -479,38 +492,21 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
 
     it("keeps a credential's own class across replicas too (the catalog's burst)", async () => {
       const clock = manualClock();
-      const other = await openTestConnection();
-      opened.push(other);
-      const replicas = [replica(clock.now), replica(clock.now, other)];
+      const replicas = await twoReplicas(clock);
       const routeClass = { ...classNamed(), limit: 5, perCredential: true };
       const id = fresh();
-      for (const { store } of replicas) {
-        await store.correct(id, undefined, { limit: 100, remaining: 100, resetMs: 300_000 });
-      }
-      const outcomes = await Promise.all(
-        Array.from({ length: 20 }, async (_, i) => {
-          for (;;) {
-            const verdict = await classCall(replicas[i % 2]!.store, id, routeClass);
-            if (verdict.deniedBy !== 'window') return verdict;
-            await new Promise((resolve) => setTimeout(resolve, 5));
-          }
-        }),
-      );
+      await answered(replicas, id);
+      const outcomes = await race(replicas, id, routeClass, 20);
       // The class's 5 a minute for the credential, whichever replica calls: not 5 each.
       expect(outcomes.filter((v) => v.allowed)).toHaveLength(5);
     });
 
     it('gives a replica the places another holds unused when its call is refused for them', async () => {
       const clock = manualClock();
-      const other = await openTestConnection();
-      opened.push(other);
-      const a = replica(clock.now);
-      const b = replica(clock.now, other);
+      const [a, b] = await twoReplicas(clock);
       const routeClass = classNamed();
       const id = fresh();
-      for (const { store } of [a, b]) {
-        await store.correct(id, undefined, { limit: 100, remaining: 100, resetMs: 300_000 });
-      }
+      await answered([a, b], id);
       // A's demand makes its leases several places long: it holds some unused after its calls.
       for (let i = 0; i < 4; i += 1) {
         expect((await classCall(a.store, id, routeClass)).allowed).toBe(true);
