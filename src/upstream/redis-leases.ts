@@ -18,17 +18,13 @@
  * (`remaining` less what the reporter still holds or has in flight).
  */
 import type { RedisClient } from './redis-connection.ts';
-import { redisScript } from './redis-script.ts';
+import { luaNow, redisScript } from './redis-script.ts';
 import { DEFAULT_LEASE_CONFIG, type LeaseConfig } from './lease-policy.ts';
 import type { ReplicaAcknowledgement } from './replica-acknowledgement.ts';
 
 /** Lua: the lease script. KEYS: bucket, leases. ARGV: see {@link createRedisLeases}. */
 export const LEASE_LUA = `
-local now = tonumber(ARGV[19])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+${luaNow(19)}
 local op = ARGV[1]
 local cfgCap = tonumber(ARGV[2])
 local windowMs = tonumber(ARGV[3])

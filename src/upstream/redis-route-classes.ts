@@ -14,7 +14,7 @@
  * A credential's own class has the same keys named `<class>:{<credentialId>}`, in its slot.
  */
 import type { RedisClient } from './redis-connection.ts';
-import { redisScript } from './redis-script.ts';
+import { luaNow, redisScript } from './redis-script.ts';
 import type { ReplicaAcknowledgement } from './replica-acknowledgement.ts';
 import type { RouteClass } from './upstream-routes.ts';
 import { CALL_LEASE_MS, WINDOW_POLL_MS } from './send-window.ts';
@@ -32,11 +32,7 @@ import { fairShareOf, type BudgetCorrection } from './token-bucket.ts';
  * class's count, the credential's count, the places other leases hold}, counts with the grant.
  */
 export const ROUTE_CLASS_LUA = `
-local now = tonumber(ARGV[11])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+${luaNow(11)}
 local op = ARGV[1]
 local classLimit = tonumber(ARGV[2])
 local classWindowMs = tonumber(ARGV[3])

@@ -23,3 +23,13 @@ export function redisScript(lua: string): RedisScript {
     },
   };
 }
+
+/**
+ * Lua: `local now`, in ms — the caller's time in ARGV[argument] when it gives one (a test's clock),
+ * else Redis's own `TIME`, which every replica shares whatever its own clock says.
+ */
+export const luaNow = (argument: number): string => `local now = tonumber(ARGV[${argument}])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end`;

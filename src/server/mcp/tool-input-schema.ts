@@ -42,8 +42,11 @@ export interface ToolInputSchema {
   readonly [keyword: string]: unknown;
 }
 
-/** Scalars whose JSON form is known (others are described by their SDL description alone). */
-const SCALARS: Readonly<Record<string, JsonSchema>> = {
+/**
+ * Scalars whose JSON form is known (others are described by their SDL description alone): the same
+ * in a tool's arguments and in its result (an ID is serialized as a string).
+ */
+export const SCALARS: Readonly<Record<string, JsonSchema>> = {
   Int: { type: 'integer' },
   Float: { type: 'number' },
   String: { type: 'string' },

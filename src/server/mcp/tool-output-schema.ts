@@ -29,7 +29,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import type { JsonSchema } from './tool-input-schema.ts';
+import { SCALARS, type JsonSchema } from './tool-input-schema.ts';
 
 /** The output schema of a tool: the data's object, beside what an error result holds. */
 export interface ToolOutputSchema {
@@ -37,17 +37,6 @@ export interface ToolOutputSchema {
   readonly properties: Record<string, JsonSchema>;
   readonly [keyword: string]: unknown;
 }
-
-const SCALARS: Readonly<Record<string, JsonSchema>> = {
-  Int: { type: 'integer' },
-  Float: { type: 'number' },
-  String: { type: 'string' },
-  Boolean: { type: 'boolean' },
-  // An ID is serialized as a string.
-  ID: { type: 'string' },
-  DateTime: { type: 'string', format: 'date-time' },
-  JSON: {},
-};
 
 /** What a tool error holds (`tool-results.ts`): the GraphQL errors, and the budget beside them. */
 const ERROR_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
