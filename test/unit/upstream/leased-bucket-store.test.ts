@@ -107,6 +107,22 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
     };
   };
 
+  /**
+   * 20 calls, one every 50 ms (20 a second), each answered: demand enough for the replica to hold
+   * a lease of several tokens after them.
+   */
+  const steadily = async (
+    store: BucketStore,
+    id: string,
+    left: { n: number },
+    clock: ManualClock,
+  ) => {
+    for (let i = 0; i < 20; i += 1) {
+      await spend(store, id, 1, left);
+      await clock.advance(50);
+    }
+  };
+
   /** Two replicas on two connections to the same Redis. */
   const twoReplicas = async (clock: ManualClock) => {
     const other = await openTestConnection();
@@ -157,10 +173,7 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
     const { store, cutOff, reconnect } = replica(clock.now);
     const id = fresh();
     const left = { n: BUDGET.capacity };
-    for (let i = 0; i < 20; i += 1) {
-      await spend(store, id, 1, left);
-      await clock.advance(50);
-    }
+    await steadily(store, id, left, clock);
     // Granted to this replica and not reported spent (it spent some since its last run).
     const { held } = await sharedState(id);
     expect(held).toBeGreaterThanOrEqual(2);
@@ -182,10 +195,7 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
     const { store, cutOff, reconnect } = replica(clock.now);
     const id = fresh();
     const left = { n: BUDGET.capacity };
-    for (let i = 0; i < 20; i += 1) {
-      await spend(store, id, 1, left);
-      await clock.advance(50);
-    }
+    await steadily(store, id, left, clock);
     expect((await sharedState(id)).held).toBeGreaterThanOrEqual(2);
     cutOff();
     // Past the longest lease: what it held is no longer this replica's to spend.
@@ -302,10 +312,7 @@ describe.skipIf(!testRedisAvailable)('token leases', () => {
     const { store } = replica(clock.now);
     const id = fresh();
     const left = { n: BUDGET.capacity };
-    for (let i = 0; i < 20; i += 1) {
-      await spend(store, id, 1, left);
-      await clock.advance(50);
-    }
+    await steadily(store, id, left, clock);
     // A call goes out; while it is in flight another replica's refusal recalls what this one holds.
     const call = await store.take(id, undefined, { priority: 'read' });
     expect(call.allowed).toBe(true);
