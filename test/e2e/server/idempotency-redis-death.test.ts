@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../support/clock.ts';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
+import { sendKeyed, type KeyedAnswer } from '../../support/keyed-mutation.ts';
 import { startKillableRedis, type KillableRedis } from '../../support/killable-redis.ts';
 import { testRedisAvailable } from '../../support/redis.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
@@ -23,30 +24,9 @@ const WAIT_MS = 1_000;
 const OFF_REDIS = 'Redis unreachable: using local fallbacks';
 const BACK_ON_REDIS = 'Redis reachable again';
 
-interface Answer {
-  readonly status: number;
-  readonly retryAfter: string | null;
-  readonly replayed: boolean;
-  readonly body: any;
-}
-
-async function deploy(replica: GatewayProcess, key: string): Promise<Answer> {
-  const response = await fetch(`${replica.url}/graphql`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: 'Bearer demo-token',
-      'idempotency-key': key,
-    },
-    body: JSON.stringify({ query: DEPLOY, variables: { appId: 'app-0001' } }),
-  });
-  return {
-    status: response.status,
-    retryAfter: response.headers.get('retry-after'),
-    replayed: response.headers.get('idempotent-replayed') === 'true',
-    body: await response.json(),
-  };
-}
+/** The keyed deploy of app-0001. */
+const deploy = (replica: GatewayProcess, key: string) =>
+  sendKeyed(replica, key, DEPLOY, { appId: 'app-0001' });
 
 describe.skipIf(!testRedisAvailable)('a keyed deploy while the shared Redis is dead', () => {
   let redis: KillableRedis;
@@ -95,7 +75,7 @@ describe.skipIf(!testRedisAvailable)('a keyed deploy while the shared Redis is d
     await logged(OFF_REDIS, off, 'both replicas off Redis');
 
     // The same deploy on both replicas at once, then retried on both, as a client would.
-    const outage: Answer[] = [];
+    const outage: KeyedAnswer[] = [];
     for (let round = 0; round < 2; round += 1) {
       outage.push(...(await Promise.all([deploy(a, key), deploy(b, key)])));
     }

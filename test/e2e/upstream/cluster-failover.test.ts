@@ -39,6 +39,7 @@ import { createRedisClusterConnection } from '../../../src/upstream/redis-cluste
 import { deferred, until, type Deferred } from '../../support/clock.ts';
 import { createCsr } from '../../support/csr.ts';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
+import { sendKeyed } from '../../support/keyed-mutation.ts';
 import {
   answersOf,
   expectAnsweredOrRefusedByName,
@@ -147,36 +148,23 @@ describe.skipIf(!clusterWanted)('a Redis Cluster master killed under three repli
 
   /** An order with an Idempotency-Key, to one replica. */
   const send = (replica: GatewayProcess, key: string) =>
-    fetch(`${replica.url}/graphql`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: 'Bearer demo-token',
-        'idempotency-key': key,
-      },
-      body: JSON.stringify({
-        query: ORDER,
-        variables: { input: { csr, productType: 'DV_SSL', period: 1 } },
-      }),
-    });
+    sendKeyed(replica, key, ORDER, { input: { csr, productType: 'DV_SSL', period: 1 } });
 
   /** An order that ran (or was replayed): its certificate id. */
   async function order(replica: GatewayProcess, key: string) {
-    const response = await send(replica, key);
-    const body = (await response.json()) as any;
+    const { body, replayed } = await send(replica, key);
     expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
     expect(body.data.orderCertificate.userErrors).toEqual([]);
     return {
       id: body.data.orderCertificate.certificateId as string,
-      replayed: response.headers.get('idempotent-replayed') === 'true',
+      replayed,
     };
   }
 
   /** An order's answer: its HTTP status and its first error's code (none: it ran). */
   async function tryOrder(replica: GatewayProcess, key: string) {
-    const response = await send(replica, key);
-    const body = (await response.json()) as any;
-    return { status: response.status, retryAfter: response.headers.get('retry-after'), body };
+    const { status, retryAfter, body } = await send(replica, key);
+    return { status, retryAfter, body };
   }
 
   const credentialId = createCredentialFactory(SECRET)('demo-token').id;

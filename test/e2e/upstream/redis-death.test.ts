@@ -31,6 +31,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferred, until, type Deferred } from '../../support/clock.ts';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';
+import { sendKeyed, type KeyedAnswer } from '../../support/keyed-mutation.ts';
 import { startKillableRedis, type KillableRedis } from '../../support/killable-redis.ts';
 import {
   answersOf,
@@ -75,28 +76,9 @@ const BACK_ON_REDIS = 'Redis reachable again';
 const SECRET = 'redis-death-secret-0123456789';
 const PREFIX = 'redis-death';
 
-interface Deploy {
-  readonly status: number;
-  readonly replayed: boolean;
-  readonly body: any;
-}
-
-async function deploy(replica: GatewayProcess, key: string): Promise<Deploy> {
-  const response = await fetch(`${replica.url}/graphql`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: 'Bearer demo-token',
-      'idempotency-key': key,
-    },
-    body: JSON.stringify({ query: DEPLOY, variables: { appId: 'app-0001' } }),
-  });
-  return {
-    status: response.status,
-    replayed: response.headers.get('idempotent-replayed') === 'true',
-    body: await response.json(),
-  };
-}
+/** The keyed deploy of app-0001. */
+const deploy = (replica: GatewayProcess, key: string) =>
+  sendKeyed(replica, key, DEPLOY, { appId: 'app-0001' });
 
 describe.skipIf(!testRedisAvailable)(
   'Redis killed under three replicas, the window nearly spent',
@@ -184,7 +166,7 @@ describe.skipIf(!testRedisAvailable)(
 
       // While Redis is gone: the same deploy on A, retried on B, then on C, as a client whose tries
       // fail would; then a burst of reads on each replica, every read held at the upstream.
-      const outage: Deploy[] = [];
+      const outage: KeyedAnswer[] = [];
       for (const replica of [a, b, c]) outage.push(await deploy(replica, key));
       const held = await bursts(OUTAGE_BURST, 200);
       // Every read decided: the simulator answers what it held (a read waiting for those answers
