@@ -37,7 +37,6 @@ export interface CredentialLease {
   cap: number;
   resetAt: number;
   othersHeld: number;
-  plentiful: boolean;
   /** What Redis records this replica holds (its grant at the last run; spent calls are in it). */
   recorded: number;
   /** Its last grant was the stale view's probe: the probe's answer is reported at once. */
@@ -129,7 +128,6 @@ export function createCredentialLeases(options: CredentialLeasesOptions): Creden
         cap: options.capacity,
         resetAt: 0,
         othersHeld: 0,
-        plentiful: true,
         recorded: 0,
         probe: false,
         probeEnded: false,
@@ -196,7 +194,6 @@ export function createCredentialLeases(options: CredentialLeasesOptions): Creden
     entry.resetAt = now() + reply.resetMs;
     entry.freeAt = now() + reply.waitMs;
     entry.othersHeld = reply.othersHeld;
-    entry.plentiful = reply.plentiful;
     entry.recorded = reply.carried + reply.grant;
     if (reply.grant > 0) entry.probe = !reply.fresh;
     return debt;

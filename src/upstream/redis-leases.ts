@@ -166,7 +166,7 @@ drain = drain * math.exp(-math.max(0, now - drainAt) / tauMs)
 local writeReserve = math.floor(cap * reserveShare)
 local fresh = now < freshUntil
 
-local grant, carried, durationMs, plentiful, probing = 0, 0, 0, 0, 0
+local grant, carried, durationMs, probing = 0, 0, 0, 0
 if op == 'lease' then
   -- leaseOf: the lease's length, what it should hold, what the asker keeps, and grantOf the rest.
   local totalDemand = math.max(othersDemand + demand, drain)
@@ -175,7 +175,6 @@ if op == 'lease' then
   if totalDemand > 0 then
     capMs = math.min(maxLeaseMs, math.max(minLeaseMs, math.max(0, aboveReserve) / totalDemand * 1000 * poolTimeShare))
   end
-  if capMs >= maxLeaseMs then plentiful = 1 end
   durationMs = math.min(askedMs, capMs)
   local nearReserve = aboveReserve <= singlesBelow * holders
   local target = waiting
@@ -244,7 +243,7 @@ elseif tokens < cap then
 end
 local freshFlag = 0
 if fresh then freshFlag = 1 end
-return { grant, carried, math.floor(math.max(0, tokens)), cap, math.max(0, math.ceil(resetIn)), durationMs, freshFlag, plentiful, othersRecorded, freshUntil == 0 and 1 or 0, math.max(0, math.ceil(waitIn)), probing }
+return { grant, carried, math.floor(math.max(0, tokens)), cap, math.max(0, math.ceil(resetIn)), durationMs, freshFlag, othersRecorded, math.max(0, math.ceil(waitIn)), probing }
 `;
 
 const LEASE_SCRIPT = redisScript(LEASE_LUA);
@@ -292,15 +291,11 @@ export interface LeaseReply {
   readonly durationMs: number;
   /** An upstream answer confirmed the view lately. */
   readonly fresh: boolean;
-  /** Leases are as long as asked: the budget is not running low. */
-  readonly plentiful: boolean;
   /**
    * What the other replicas' records hold: their leases' tokens not reported spent, ended leases'
    * included (those come back when their holders settle them, at their next run or a recall).
    */
   readonly othersHeld: number;
-  /** The upstream never answered this credential. */
-  readonly neverAnswered: boolean;
   /** Until a token above the asker's floor is free in the shared bucket (ms; 0: now). */
   readonly waitMs: number;
   /** Nothing granted: the view is stale and another call is out as its probe; wait for its answer. */
@@ -390,11 +385,9 @@ export function createRedisLeases(options: RedisLeasesOptions): RedisLeases {
       resetMs: Number(reply[4]),
       durationMs: Number(reply[5]),
       fresh: Number(reply[6]) === 1,
-      plentiful: Number(reply[7]) === 1,
-      othersHeld: Number(reply[8]),
-      neverAnswered: Number(reply[9]) === 1,
-      waitMs: Number(reply[10]),
-      probing: Number(reply[11]) === 1,
+      othersHeld: Number(reply[7]),
+      waitMs: Number(reply[8]),
+      probing: Number(reply[9]) === 1,
     };
   };
 
