@@ -11,7 +11,7 @@ import { isUuid } from '../kit/id-checks.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { createUpstreamReader } from '../kit/upstream-reader.ts';
-import { presentTransaction, type RedactedTransaction } from './card-redaction.ts';
+import { presentTransaction, type RedactedTransaction } from './transaction-presentation.ts';
 import { COMMERCE_ROUTES } from './commerce.upstream-routes.ts';
 import { isRecord } from '../kit/is-record.ts';
 

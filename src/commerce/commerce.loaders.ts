@@ -6,7 +6,7 @@ import DataLoader from 'dataloader';
 import { createKeyedLoader } from '../kit/keyed-loader.ts';
 import { trackAskers, type LoaderAskers } from '../kit/loader-askers.ts';
 import type { CommerceApi } from './commerce.api.ts';
-import type { RedactedTransaction } from './card-redaction.ts';
+import type { RedactedTransaction } from './transaction-presentation.ts';
 
 /** The upstream's largest `pageSize` and `transactionIds` count. */
 const MAX_IDS_PER_CALL = 100;

@@ -3,7 +3,7 @@
  * The document shows the transaction record; store, channel and customer records are "not shown", so
  * their parents keep the record whole for `raw` plus the ids the gateway can name.
  */
-import type { RedactedTransaction } from './card-redaction.ts';
+import type { RedactedTransaction } from './transaction-presentation.ts';
 import { isRecord } from '../kit/is-record.ts';
 
 type JsonObject = Readonly<Record<string, unknown>>;

@@ -9,12 +9,11 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
+import { redactTransactionPage, REDACTED } from '../../../src/commerce/card-redaction.ts';
 import {
   presentTransaction,
   redactTransaction,
-  redactTransactionPage,
-  REDACTED,
-} from '../../../src/commerce/card-redaction.ts';
+} from '../../../src/commerce/transaction-presentation.ts';
 import { COMMERCE_ROUTES } from '../../../src/commerce/commerce.upstream-routes.ts';
 import { upstreamRoutes } from '../../../src/graph/upstream-routes.ts';
 import { createCacheKeyer } from '../../../src/upstream/cache-key.ts';

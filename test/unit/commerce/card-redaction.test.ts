@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { redactTransactionRecord, REDACTED } from '../../../src/commerce/card-redaction.ts';
 import {
   presentTransaction,
   redactTransaction,
-  redactTransactionRecord,
-  REDACTED,
-} from '../../../src/commerce/card-redaction.ts';
+} from '../../../src/commerce/transaction-presentation.ts';
 import { formatMinorUnits, toMoney } from '../../../src/commerce/commerce.mappers.ts';
 import {
   CANARY_CARD_NUMBER,
