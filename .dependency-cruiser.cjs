@@ -4,7 +4,7 @@
  * this (`npm run deps:check`).
  *
  *   main.ts → server/ → graph/ → domains (certificates/ hosting/ commerce/ stitching/)
- *           → kit/ → upstream/ → errors/ config.ts observability/
+ *           → kit/ → upstream/ → redis/ → errors/ config.ts observability/
  *
  * generated/ (codegen's resolver types) sits beside the layers: it is imported for types only.
  * The simulator is not part of the product: only main.ts may load it (dynamically, on request).
@@ -16,6 +16,7 @@ const LAYERS = [
   { name: 'domains', path: '^src/(certificates|hosting|commerce|stitching)/' },
   { name: 'kit', path: '^src/kit/' },
   { name: 'upstream', path: '^src/upstream/' },
+  { name: 'redis', path: '^src/redis/' },
   { name: 'foundation', path: '^src/(errors/|observability/|config\\.ts$)' },
 ];
 
@@ -36,7 +37,7 @@ const upward = LAYERS.slice(1).map((layer, index) => ({
 const ON_DEMAND = [
   {
     name: 'redis',
-    module: 'src/upstream/(redis-(cluster-)?connection|cluster-subscriber).ts',
+    module: 'src/redis/(redis-(cluster-)?connection|cluster-subscriber).ts',
     libraries: '(redis|@redis/[^/]+|@keyv/redis)',
   },
   {
@@ -123,7 +124,7 @@ module.exports = {
     {
       name: 'undici-pool-alone',
       comment:
-        "the upstream transport loads undici's pool by itself (src/upstream/undici-pool.ts): undici's entry point loads the whole library",
+        "the upstream transport loads undici's pool by itself (src/upstream/http/undici-pool.ts): undici's entry point loads the whole library",
       severity: 'error',
       from: { path: '^src/' },
       to: {

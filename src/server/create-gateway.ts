@@ -26,7 +26,7 @@ import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { requestLifecyclePlugin, upstreamFactsPlugin } from './apollo-plugins.ts';
 import { createRequestFacts } from '../upstream/request-facts.ts';
 import { createUpstreamLedger } from '../upstream/upstream-ledger.ts';
-import { requestPriorityOf } from '../upstream/call-priority.ts';
+import { requestPriorityOf } from '../upstream/budget/call-priority.ts';
 
 /** `TRUST_PROXY` as Fastify reads it (docs/operations.md "Behind a proxy"). */
 function trustProxyOf(value: string | undefined): FastifyServerOptions['trustProxy'] {

@@ -7,8 +7,8 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { createWindowCounter } from './window-counter.ts';
-import { createRedisFallback } from '../upstream/redis-fallback.ts';
-import type { RedisConnection } from '../upstream/redis-connection.ts';
+import { createRedisFallback } from '../redis/redis-fallback.ts';
+import type { RedisConnection } from '../redis/redis-connection.ts';
 
 export interface CredentialQuota {
   /** Counts one more for the credential; false once its quota for the window is used up. */

@@ -15,9 +15,9 @@ import {
   isRetryableMethod,
   isRetryableStatus,
   type RetryPolicy,
-} from './retry-policy.ts';
-import { attemptDeadline } from './attempt-deadline.ts';
-import { routeLabel, wasNotSent, type RawResponse, type Transport } from './http-transport.ts';
+} from './http/retry-policy.ts';
+import { attemptDeadline } from './http/attempt-deadline.ts';
+import { routeLabel, wasNotSent, type RawResponse, type Transport } from './http/http-transport.ts';
 import {
   isStreamBody,
   type RateLimitHeaders,

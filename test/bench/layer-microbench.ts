@@ -10,20 +10,23 @@ import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { createClient } from 'redis';
 import type { FastifyBaseLogger } from 'fastify';
-import { createCacheKeyer } from '../../src/upstream/cache-key.ts';
-import { createCachePolicy } from '../../src/upstream/cache-policy.ts';
+import { createCacheKeyer } from '../../src/upstream/cache/cache-key.ts';
+import { createCachePolicy } from '../../src/upstream/cache/cache-policy.ts';
 import { upstreamRoutes } from '../../src/graph/upstream-routes.ts';
-import { createCachedUpstreamClient } from '../../src/upstream/cached-upstream-client.ts';
-import { createCrossReplicaFlight } from '../../src/upstream/cross-replica-flight.ts';
+import { createCachedUpstreamClient } from '../../src/upstream/cache/cached-upstream-client.ts';
+import { createCrossReplicaFlight } from '../../src/upstream/cache/cross-replica-flight.ts';
 import { createRouteLookup } from '../../src/upstream/route-lookup.ts';
 import { createCredentialFactory } from '../../src/upstream/credential.ts';
-import { createMemoryBucketStore } from '../../src/upstream/memory-bucket-store.ts';
-import { createRedisConnection } from '../../src/upstream/redis-connection.ts';
-import { freezeDeep } from '../../src/upstream/frozen-value.ts';
-import { createUpstreamCache } from '../../src/upstream/upstream-cache.ts';
-import { createSharedBuckets } from '../../src/upstream/shared-buckets.ts';
-import { createSingleflight } from '../../src/upstream/singleflight.ts';
-import { createTokenBucketLimiter, type BucketStore } from '../../src/upstream/token-bucket.ts';
+import { createMemoryBucketStore } from '../../src/upstream/budget/memory-bucket-store.ts';
+import { createRedisConnection } from '../../src/redis/redis-connection.ts';
+import { freezeDeep } from '../../src/upstream/cache/frozen-value.ts';
+import { createUpstreamCache } from '../../src/upstream/cache/upstream-cache.ts';
+import { createSharedBuckets } from '../../src/upstream/budget/shared-buckets.ts';
+import { createSingleflight } from '../../src/upstream/cache/singleflight.ts';
+import {
+  createTokenBucketLimiter,
+  type BucketStore,
+} from '../../src/upstream/budget/token-bucket.ts';
 import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/upstream-call.ts';
 import type { UpstreamClient } from '../../src/upstream/upstream-client.ts';
 

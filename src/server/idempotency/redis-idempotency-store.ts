@@ -18,9 +18,9 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import type { RedisConnection } from '../../upstream/redis-connection.ts';
+import type { RedisConnection } from '../../redis/redis-connection.ts';
 import { entryBound } from '../../upstream/entry-bound.ts';
-import { createRedisFallback } from '../../upstream/redis-fallback.ts';
+import { createRedisFallback } from '../../redis/redis-fallback.ts';
 import {
   createMemoryIdempotencyStore,
   type DoneRecord,

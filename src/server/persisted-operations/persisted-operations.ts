@@ -9,8 +9,8 @@
  */
 import { Keyv } from 'keyv';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RedisConnection } from '../../upstream/redis-connection.ts';
-import { LruKeyvStore } from '../../upstream/lru-keyv-store.ts';
+import type { RedisConnection } from '../../redis/redis-connection.ts';
+import { LruKeyvStore } from '../../upstream/cache/lru-keyv-store.ts';
 import { createKeyvDocumentCache, type DocumentCache } from './document-cache.ts';
 import { loadTrustedDocuments, type TrustedDocuments } from './trusted-documents.ts';
 

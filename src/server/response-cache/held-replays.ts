@@ -14,8 +14,8 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { createRedisFallback } from '../../upstream/redis-fallback.ts';
-import type { RedisConnection } from '../../upstream/redis-connection.ts';
+import { createRedisFallback } from '../../redis/redis-fallback.ts';
+import type { RedisConnection } from '../../redis/redis-connection.ts';
 
 export interface HeldReplays {
   /**
