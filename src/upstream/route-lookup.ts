@@ -9,7 +9,7 @@
  */
 import { isRetryableMethod } from './http/retry-policy.ts';
 import type { UpstreamCall } from './upstream-call.ts';
-import type { UpstreamClient } from './upstream-client.ts';
+import type { UpstreamClient } from './upstream-call.ts';
 import { activeLedger, type UpstreamLedger } from './upstream-ledger.ts';
 import type { RoutedCall, RouteTable } from './upstream-routes.ts';
 

@@ -28,7 +28,7 @@ import {
   type BucketStore,
 } from '../../src/upstream/budget/token-bucket.ts';
 import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/upstream-call.ts';
-import type { UpstreamClient } from '../../src/upstream/upstream-client.ts';
+import type { UpstreamClient } from '../../src/upstream/upstream-call.ts';
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const credential = createCredentialFactory('bench-secret-0123456789abcdef')('demo-token');

@@ -7,7 +7,7 @@
  * leaves the gate's queue, the send window's line or a bucket's wait with CLIENT_GONE: it took no
  * token and holds no place; a call already sent finishes (its answer still fills the cache).
  */
-import type { Transport, RawResponse } from '../http/http-transport.ts';
+import type { Transport, RawResponse } from '../transport.ts';
 import {
   parseErrorEnvelope,
   parseRateLimitHeaders,

@@ -13,7 +13,7 @@
  * rule holds in every route class (the upstream's per-IP limits, and a tenant's fair share of them):
  * {@link classRoomOf}, so background and explorer reads stop while a screen's reads still find room.
  */
-import type { RoutePolicy } from '../cache/cache-policy.ts';
+import type { RoutePolicy } from '../route-policy.ts';
 import { operationTypeOf } from '../graphql-operation.ts';
 import type { RequestPriority } from '../request-scope.ts';
 import type { RoutedCall } from '../upstream-routes.ts';

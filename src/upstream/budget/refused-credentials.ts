@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import { entryBound } from '../entry-bound.ts';
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
-import type { Transport } from '../http/http-transport.ts';
+import type { Transport } from '../transport.ts';
 import type { RoutedCall } from '../upstream-routes.ts';
 
 /** How long a refused token is refused locally: long enough to stop a flood, short enough for a fix. */

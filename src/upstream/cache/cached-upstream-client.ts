@@ -19,13 +19,13 @@ import { GatewayError, UpstreamError } from '../../errors/gateway-errors.ts';
 import type { CacheKeyer } from './cache-key.ts';
 import type { CacheDecision, CachePolicy } from './cache-policy.ts';
 import type { CrossReplicaFlight } from './cross-replica-flight.ts';
-import { wasNotSent } from '../http/http-transport.ts';
+import { wasNotSent } from '../transport.ts';
 import type { StaleReason } from '../request-facts.ts';
 import type { CachedAnswer, CacheLookup, UpstreamCache } from './upstream-cache.ts';
 import type { SecondSightAdmission } from './second-sight-admission.ts';
 import type { Singleflight } from './singleflight.ts';
 import type { UpstreamResponse } from '../upstream-call.ts';
-import type { UpstreamClient } from '../upstream-client.ts';
+import type { UpstreamClient } from '../upstream-call.ts';
 import type { RoutedCall } from '../upstream-routes.ts';
 
 export interface CachedUpstreamClientOptions {

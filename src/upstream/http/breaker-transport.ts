@@ -5,7 +5,7 @@
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError, UpstreamError } from '../../errors/gateway-errors.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
-import type { Transport } from './http-transport.ts';
+import type { Transport } from '../transport.ts';
 import { UNDECLARED_BREAKER, type RoutedCall } from '../upstream-routes.ts';
 
 /** An answer that says the upstream part is failing (not the caller's fault, not the budget). */

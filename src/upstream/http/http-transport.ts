@@ -6,6 +6,7 @@
 import { Pool, errors as undiciErrors } from './undici-pool.ts';
 import { UpstreamError } from '../../errors/gateway-errors.ts';
 import { buildQuery, fillRoute, isStreamBody, type UpstreamCall } from '../upstream-call.ts';
+import { routeLabel, type Transport } from '../transport.ts';
 
 export interface TransportOptions {
   readonly baseUrl: string;
@@ -16,47 +17,11 @@ export interface TransportOptions {
   readonly connections: number;
 }
 
-export interface RawResponse {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: unknown;
-}
-
-/** Sends attempts; `Call` is what its callers hand it (below the route lookup, a `RoutedCall`). */
-export interface Transport<Call extends UpstreamCall = UpstreamCall> {
-  /**
-   * Sends one attempt; throws {@link UpstreamError} of kind network/timeout/too-large/refused.
-   * `signal` ends it at the call's deadline, `deadlineAt` (ms, `Date.now` clock) says when that is.
-   */
-  send(call: Call, signal: AbortSignal, deadlineAt?: number): Promise<RawResponse>;
-  /** Any HTTP answer from the origin (no credential, no budget): used by `/readyz`. */
-  probe(signal: AbortSignal): Promise<boolean>;
-  /** Lets calls still under way finish for up to {@link CLOSE_GRACE_MS}, then aborts them. */
-  close(): Promise<void>;
-}
-
 /**
  * The pool closes after the gateway has answered (or cut) every client request, so what is still
  * under way has nobody waiting; a write among it gets a moment to land before it is aborted.
  */
 const CLOSE_GRACE_MS = 2_000;
-
-/** Errors raised before a single byte of the request left: a write that failed this way did not happen. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-export const routeLabel = (call: Pick<UpstreamCall, 'method' | 'route'>): string =>
-  `${call.method} ${call.route}`;
-
-/** Whether an error from `send` means the request never reached the upstream. */
-export const wasNotSent = (error: UpstreamError): boolean => {
-  const cause = error.cause as { code?: string } | undefined;
-  return error.kind === 'refused' || (cause?.code !== undefined && NOT_SENT_CODES.has(cause.code));
-};
 
 function flattenHeaders(
   headers: Record<string, string | string[] | undefined>,

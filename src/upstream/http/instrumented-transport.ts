@@ -7,7 +7,7 @@
 import { UpstreamError } from '../../errors/gateway-errors.ts';
 import type { GatewayMetrics } from '../../observability/metrics.ts';
 import type { Tracing } from '../../observability/tracing.ts';
-import type { Transport } from './http-transport.ts';
+import type { Transport } from '../transport.ts';
 import type { UpstreamCall } from '../upstream-call.ts';
 
 /**

@@ -26,7 +26,7 @@ import { createRouteLookup } from '../../../src/upstream/route-lookup.ts';
 import { createUpstreamCache } from '../../../src/upstream/cache/upstream-cache.ts';
 import { createSingleflight } from '../../../src/upstream/cache/singleflight.ts';
 import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
-import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
+import type { UpstreamClient } from '../../../src/upstream/upstream-call.ts';
 import {
   CANARY_CARD_NUMBER,
   CANARY_VALUES,

@@ -7,7 +7,7 @@ import {
   createBudgetedTransport,
 } from '../../../../src/upstream/budget/budgeted-transport.ts';
 import { createCredentialFactory } from '../../../../src/upstream/credential.ts';
-import type { RawResponse, Transport } from '../../../../src/upstream/http/http-transport.ts';
+import type { RawResponse, Transport } from '../../../../src/upstream/transport.ts';
 import { createMemoryBucketStore } from '../../../../src/upstream/budget/memory-bucket-store.ts';
 import { createRequestFacts } from '../../../../src/upstream/request-facts.ts';
 import { createTokenBucketLimiter } from '../../../../src/upstream/budget/token-bucket.ts';

@@ -1,6 +1,6 @@
 /** The priority of each upstream call, and what a client may ask for with `Weft-Priority`. */
 import { describe, expect, it } from 'vitest';
-import type { CacheRule, RoutePolicy } from '../../../../src/upstream/cache/cache-policy.ts';
+import type { CacheRule, RoutePolicy } from '../../../../src/upstream/route-policy.ts';
 import {
   priorityOf,
   requestPriorityOf,

@@ -2,13 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../../src/errors/error-codes.ts';
 import { createCredentialFactory } from '../../../../src/upstream/credential.ts';
-import type { RawResponse, Transport } from '../../../../src/upstream/http/http-transport.ts';
+import type { RawResponse, Transport } from '../../../../src/upstream/transport.ts';
 import {
   createRefusedCredentialTransport,
   REFUSED_CREDENTIAL_MS,
 } from '../../../../src/upstream/budget/refused-credentials.ts';
 import { createRouteTable } from '../../../../src/upstream/upstream-routes.ts';
-import { neverCache } from '../../../../src/upstream/cache/cache-policy.ts';
+import { neverCache } from '../../../../src/upstream/route-policy.ts';
 
 const credentialFor = createCredentialFactory('unit-test-secret-0123456789');
 const junk = credentialFor('junk-token');

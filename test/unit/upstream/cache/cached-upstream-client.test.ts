@@ -22,7 +22,7 @@ import {
 } from '../../../../src/upstream/cache/second-sight-admission.ts';
 import { createSingleflight } from '../../../../src/upstream/cache/singleflight.ts';
 import type { UpstreamCall, UpstreamResponse } from '../../../../src/upstream/upstream-call.ts';
-import type { UpstreamClient } from '../../../../src/upstream/upstream-client.ts';
+import type { UpstreamClient } from '../../../../src/upstream/upstream-call.ts';
 import type {
   CrossReplicaFlight,
   FlightRequest,
