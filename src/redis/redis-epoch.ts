@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RedisConnection } from './redis-connection.ts';
+import { redisKeys } from './redis-keys.ts';
 
 /** How often each replica reads the epoch. */
 export const REDIS_EPOCH_CHECK_MS = 2_000;
@@ -36,7 +37,7 @@ export interface RedisEpochOptions {
 /** Starts reading the epoch (at once, then every interval); the returned function stops it. */
 export function watchRedisEpoch(options: RedisEpochOptions): () => void {
   const { connection, logger } = options;
-  const key = `${options.prefix}:epoch`;
+  const key = redisKeys.epoch(options.prefix);
   let known: string | undefined;
   let checking = false;
 

@@ -21,6 +21,7 @@ import type { RedisClient } from '../../redis/redis-connection.ts';
 import { luaNow, redisScript } from '../../redis/redis-script.ts';
 import { DEFAULT_LEASE_CONFIG, type LeaseConfig } from './lease-policy.ts';
 import type { ReplicaAcknowledgement } from '../../redis/replica-acknowledgement.ts';
+import { redisKeys } from '../../redis/redis-keys.ts';
 
 /** Lua: the lease script. KEYS: bucket, leases. ARGV: see {@link createRedisLeases}. */
 export const LEASE_LUA = `
@@ -338,8 +339,7 @@ export function createRedisLeases(options: RedisLeasesOptions): RedisLeases {
   const num = (value: number | undefined) => (value === undefined ? '-1' : String(value));
 
   const run = async (op: 'lease' | 'peek', credentialId: string, lease: LeaseRun) => {
-    const tag = `{${credentialId}}`;
-    const keys = [`${prefix}:bucket:${tag}`, `${prefix}:leases:${tag}`];
+    const keys = [redisKeys.bucket(prefix, credentialId), redisKeys.leases(prefix, credentialId)];
     const answer = lease.answer;
     const args = [
       op,

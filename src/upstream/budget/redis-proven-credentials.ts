@@ -10,12 +10,13 @@
  */
 import type { RedisConnection } from '../../redis/redis-connection.ts';
 import type { SharedProof } from './unproven-gate.ts';
+import { redisKeys } from '../../redis/redis-keys.ts';
 
 /** How long an accepted token stays known without a replica seeing it accepted again. */
 export const PROVEN_TTL_MS = 24 * 60 * 60 * 1000;
 
 export function createRedisProvenCredentials(redis: RedisConnection, prefix: string): SharedProof {
-  const keyOf = (credentialId: string) => `${prefix}:proven:{${credentialId}}`;
+  const keyOf = (credentialId: string) => redisKeys.proven(prefix, credentialId);
   return {
     async has(credentialId) {
       try {

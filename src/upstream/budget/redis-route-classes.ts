@@ -20,6 +20,7 @@ import type { RouteClass } from '../upstream-routes.ts';
 import { CALL_LEASE_MS, WINDOW_POLL_MS } from './send-window.ts';
 import { classRoomOf, type CallPriority } from './call-priority.ts';
 import { fairShareOf, type BudgetCorrection } from './token-bucket.ts';
+import { redisKeys, routeClassTag } from '../../redis/redis-keys.ts';
 
 /**
  * KEYS: class log, class block, fair-share log, class unproven calls. ARGV: op, limit, window ms,
@@ -196,22 +197,15 @@ export function createRedisRouteClasses(options: RedisRouteClassesOptions): Redi
   const { client, prefix } = options;
   /** A shared class's keys are tagged by the class; a per-credential one's by the credential. */
   const keysOf = (credentialId: string, routeClass: RouteClass): string[] => {
-    if (routeClass.perCredential) {
-      const name = `${routeClass.name}:{${credentialId}}`;
-      return [
-        `${prefix}:class:${name}`,
-        `${prefix}:class-block:${name}`,
-        // No fair share within one credential's class: never touched, in the same slot.
-        `${prefix}:class:${name}:fair`,
-        `${prefix}:class-unproven:${name}`,
-      ];
-    }
-    const tag = `{${routeClass.name}}`;
+    const tag = routeClassTag(routeClass.name, credentialId, routeClass.perCredential);
     return [
-      `${prefix}:class:${tag}`,
-      `${prefix}:class-block:${tag}`,
-      `${prefix}:class:${tag}:credential:${credentialId}`,
-      `${prefix}:class-unproven:${tag}`,
+      redisKeys.routeClass(prefix, tag),
+      redisKeys.routeClassBlock(prefix, tag),
+      routeClass.perCredential
+        ? // No fair share within one credential's class: never touched, in the same slot.
+          redisKeys.routeClassFair(prefix, tag)
+        : redisKeys.routeClassCredential(prefix, tag, credentialId),
+      redisKeys.routeClassUnproven(prefix, tag),
     ];
   };
   const run = async (

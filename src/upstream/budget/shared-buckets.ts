@@ -22,6 +22,7 @@ import {
 import { createRedisRouteClasses } from './redis-route-classes.ts';
 import { CALL_LEASE_MS } from './send-window.ts';
 import { STALE_AFTER_MS, type CredentialBudget } from './token-bucket.ts';
+import { redisKeys } from '../../redis/redis-keys.ts';
 
 /** A recall of a route class's places; any other message is a credential's id. */
 const CLASS_RECALL = 'class:';
@@ -49,7 +50,7 @@ export function createSharedBuckets(options: SharedBucketsOptions): SharedBucket
    * Where a replica asks the others to give back what they hold: a credential's tokens (its HMAC
    * id), or a class's places (`class:<name>`).
    */
-  const recallChannel = `${prefix}:leases:recall`;
+  const recallChannel = redisKeys.leasesRecall(prefix);
   const replica = newReplicaName();
   const replicated =
     redis.waitForReplica &&

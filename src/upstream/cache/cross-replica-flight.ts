@@ -29,6 +29,8 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection } from '../../redis/redis-connection.ts';
 import { listenToChannel } from '../../redis/redis-channel.ts';
+import { claimLeaseOrReadHolder, markLease, renewLease } from '../../redis/redis-lease.ts';
+import { redisKeys } from '../../redis/redis-keys.ts';
 
 /** What became of a leader's fetch, as the losers need to know it. */
 export type FlightOutcome = 'stored' | 'unstored' | 'failed';
@@ -83,7 +85,7 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
   const { redis, prefix, leaseMs } = options;
   const now = options.now ?? Date.now;
   const client = redis.client;
-  const channel = `${prefix}:flight:done`;
+  const channel = redisKeys.flightDone(prefix);
   /** Names this replica as a lease's holder (not secret: only compared by eye when debugging). */
   const nonce = randomBytes(9).toString('base64url');
   const waiters = new Map<string, Set<(outcome: FlightOutcome | undefined) => void>>();
@@ -123,20 +125,13 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
   }
 
   /** Asks for the lease: null (this replica leads), another holder's nonce, or `done:<outcome>`. */
-  const claim = (leaseKey: string) =>
-    client.set(leaseKey, nonce, {
-      condition: 'NX',
-      expiration: { type: 'PX', value: leaseMs },
-      GET: true,
-    });
+  const claim = (leaseKey: string) => claimLeaseOrReadHolder(client, leaseKey, nonce, leaseMs);
 
   /** Tells the losers, without making the leader's caller wait for Redis. */
   function announce(leaseKey: string, key: string, outcome: FlightOutcome): void {
     // The marker first (one connection keeps the order): a loser that asks after the publish
     // finds it instead of waiting for a message already sent.
-    client
-      .set(leaseKey, `${DONE}${outcome}`, { expiration: { type: 'PX', value: leaseMs } })
-      .catch(() => undefined);
+    markLease(client, leaseKey, `${DONE}${outcome}`, leaseMs).catch(() => undefined);
     redis.publish(channel, `${outcome} ${key}`).catch(() => undefined);
   }
 
@@ -147,7 +142,7 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
   ): Promise<FlightResult<T>> {
     options.onFlight?.('led');
     const renewal = setInterval(
-      () => void client.pExpire(leaseKey, leaseMs).catch(() => undefined),
+      () => void renewLease(client, leaseKey, leaseMs).catch(() => undefined),
       Math.max(1, Math.floor(leaseMs / 3)),
     );
     renewal.unref();
@@ -174,7 +169,7 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
         subscription.listen();
         return alone(request, request.deadlineMs);
       }
-      const leaseKey = `${prefix}:flight:{${request.credentialId}}:${request.key}`;
+      const leaseKey = redisKeys.flight(prefix, request.credentialId, request.key);
       const startedAt = now();
       const waitUntil = startedAt + Math.floor(request.deadlineMs / 2);
       const rest = () => Math.max(1, request.deadlineMs - (now() - startedAt));
@@ -184,7 +179,7 @@ export function createCrossReplicaFlight(options: CrossReplicaFlightOptions): Cr
         const message = published(request.key, Math.min(leaseMs, remaining));
         let holder: string | null;
         try {
-          holder = (await claim(leaseKey)) as string | null;
+          holder = await claim(leaseKey);
         } catch {
           message.cancel();
           return alone(request, rest()); // Redis slow or gone: as without it

@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { Keyv, type DeserializedData, type Deserialize, type Serialize } from 'keyv';
 import { LruKeyvStore } from './lru-keyv-store.ts';
 import type { RedisConnection } from '../../redis/redis-connection.ts';
+import { redisKeys } from '../../redis/redis-keys.ts';
 
 /** One stored upstream answer. */
 export interface CachedAnswer {
@@ -110,7 +111,10 @@ function keyvPair(
         namespace,
         ...JSON_CODEC,
       });
-    return { entries: onRedis(`${options.prefix}:cache`), tags: onRedis(`${options.prefix}:tag`) };
+    return {
+      entries: onRedis(redisKeys.cacheEntries(options.prefix)),
+      tags: onRedis(redisKeys.cacheTags(options.prefix)),
+    };
   }
   const entryStore = new LruKeyvStore({ maxSize: options.maxBytes, frozen: true });
   // A forgotten tag version would read as the initial one and could make entries written before
