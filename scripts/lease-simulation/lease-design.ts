@@ -8,25 +8,14 @@
  * holds, within its lease, and refuses the rest by name; when Redis is back it gives back what
  * its ended leases did not spend.
  */
+import { DEFAULT_LEASE_CONFIG, NO_DEMAND, atLeaseEnd, demandAt, heldAfterAnswer, leaseAskOf, maySpend, renewAheadMsOf, shouldRenew, withCall, type Demand, type LeaseConfig } from '../../src/upstream/budget/lease-policy.ts';
 import {
-  DEFAULT_LEASE_CONFIG,
-  NO_DEMAND,
-  atLeaseEnd,
   correctedShared,
-  demandAt,
-  heldAfterAnswer,
   isLive,
-  leaseAskOf,
   leaseOf,
-  maySpend,
-  renewAheadMsOf,
   settledTokens,
-  shouldRenew,
-  withCall,
-  type Demand,
   type Holder,
-  type LeaseConfig,
-} from '../../src/upstream/budget/lease-policy.ts';
+} from '../../src/upstream/budget/lease-grants.ts';
 import type { Design, World } from './world.ts';
 
 type Run = 'lease' | 'give-back' | 'report';

@@ -23,10 +23,8 @@ import { freezeDeep } from '../../src/upstream/cache/frozen-value.ts';
 import { createUpstreamCache } from '../../src/upstream/cache/upstream-cache.ts';
 import { createSharedBuckets } from '../../src/upstream/budget/shared-buckets.ts';
 import { createSingleflight } from '../../src/upstream/cache/singleflight.ts';
-import {
-  createTokenBucketLimiter,
-  type BucketStore,
-} from '../../src/upstream/budget/token-bucket.ts';
+import { createTokenBucketLimiter } from '../../src/upstream/budget/token-bucket.ts';
+import { type BucketStore } from '../../src/upstream/budget/bucket-store.ts';
 import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/upstream-call.ts';
 import type { UpstreamClient } from '../../src/upstream/upstream-call.ts';
 

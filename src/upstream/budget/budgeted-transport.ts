@@ -14,7 +14,8 @@ import {
   retryAfterSeconds,
 } from '../response-envelope.ts';
 import type { RouteClass, RoutedCall } from '../upstream-routes.ts';
-import type { BudgetCorrection, Grant, TokenBucketLimiter } from './token-bucket.ts';
+import type { BudgetCorrection } from './bucket-store.ts';
+import type { Grant, TokenBucketLimiter } from './token-bucket.ts';
 import { priorityOf, type CallPriority } from './call-priority.ts';
 import { createUnprovenGate, type UnprovenGate } from './unproven-gate.ts';
 import { clientGone, isClientGone } from '../call-interest.ts';

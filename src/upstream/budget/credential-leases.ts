@@ -4,7 +4,7 @@
  * upstream answer, an ended lease's unspent tokens, a probe's end), and the one script run on its way
  * (`redis-leases.ts`), which every call needing a token joins. `leased-bucket-store.ts` spends them.
  */
-import type { BudgetCorrection } from './token-bucket.ts';
+import type { BudgetCorrection } from './bucket-store.ts';
 import {
   DEFAULT_LEASE_CONFIG,
   NO_DEMAND,

@@ -25,7 +25,7 @@ import {
 import type { LocalBucketStore } from './memory-bucket-store.ts';
 import type { RedisLeases } from './redis-leases.ts';
 import type { LeasedRouteClasses } from './leased-route-classes.ts';
-import type { BucketStore, CredentialBudget, TakeVerdict } from './token-bucket.ts';
+import type { BucketStore, CredentialBudget, TakeVerdict } from './bucket-store.ts';
 import type { RouteClass } from '../upstream-routes.ts';
 
 /** How soon a call with nothing held asks again while Redis cannot be reached. */

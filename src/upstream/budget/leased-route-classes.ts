@@ -16,7 +16,7 @@ import { LRUCache } from 'lru-cache';
 import { classRoomOf, type CallPriority } from './call-priority.ts';
 import { withCall, demandAt, NO_DEMAND, type Demand } from './lease-policy.ts';
 import type { ClassPlaces, RedisRouteClasses } from './redis-route-classes.ts';
-import { fairShareOf } from './token-bucket.ts';
+import { fairShareOf } from './bucket-state.ts';
 import type { RouteClass } from '../upstream-routes.ts';
 
 /** How long a lease of places lasts, at most: short against a class's minute. */

@@ -15,14 +15,12 @@ import {
   fairShareOf,
   floorOf,
   newBucket,
-  newTicket,
   refillBucket,
   snapshotOf,
   type BucketState,
-  type BucketStore,
-  type CredentialBudget,
-  type TakeVerdict,
-} from './token-bucket.ts';
+} from './bucket-state.ts';
+import { newTicket } from './token-bucket.ts';
+import { type BucketStore, type CredentialBudget, type TakeVerdict } from './bucket-store.ts';
 
 export interface MemoryBucketStoreOptions {
   readonly budget: CredentialBudget;

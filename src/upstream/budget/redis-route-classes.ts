@@ -19,7 +19,8 @@ import type { ReplicaAcknowledgement } from '../../redis/replica-acknowledgement
 import type { RouteClass } from '../upstream-routes.ts';
 import { CALL_LEASE_MS, WINDOW_POLL_MS } from './send-window.ts';
 import { classRoomOf, type CallPriority } from './call-priority.ts';
-import { fairShareOf, type BudgetCorrection } from './token-bucket.ts';
+import { fairShareOf } from './bucket-state.ts';
+import { type BudgetCorrection } from './bucket-store.ts';
 import { redisKeys, routeClassTag } from '../../redis/redis-keys.ts';
 
 /**

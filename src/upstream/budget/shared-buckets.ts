@@ -21,7 +21,8 @@ import {
 } from '../../redis/replica-acknowledgement.ts';
 import { createRedisRouteClasses } from './redis-route-classes.ts';
 import { CALL_LEASE_MS } from './send-window.ts';
-import { STALE_AFTER_MS, type CredentialBudget } from './token-bucket.ts';
+import { STALE_AFTER_MS } from './bucket-state.ts';
+import { type CredentialBudget } from './bucket-store.ts';
 import { redisKeys } from '../../redis/redis-keys.ts';
 
 /** A recall of a route class's places; any other message is a credential's id. */

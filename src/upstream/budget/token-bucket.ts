@@ -8,14 +8,14 @@
  *   still in flight were already taken), `RateLimit-Limit` lowers the capacity, and
  *   `RateLimit-Reset` pins the window: inside a known window nothing refills, at its end the bucket
  *   is full again. Only a credential never answered refills continuously (capacity per window);
- * - a 429 empties it until the reset it names — at most one window ({@link CredentialBudget}
- *   `windowMs`): a longer `Retry-After` is honoured for one window, then probed (below);
+ * - a 429 empties it until the reset it names — at most one window (`windowMs` of
+ *   `CredentialBudget`, `bucket-store.ts`): a longer `Retry-After` is honoured for one window, then probed (below);
  * - priorities: a call may not take the part of the window its priority leaves to the ones before
  *   it (`call-priority.ts`: the write reserve and below), nor that part of its route class and of
  *   its fair share of a shared class (`classRoomOf`);
  * - the send window (`send-window.ts`): however fresh the view, at most a few calls the upstream has
  *   not answered yet are in flight per credential; answers widen it, a surprise 429 halves it, and
- *   a stale view (never answered, its window over, or no answer for {@link STALE_AFTER_MS}) lets
+ *   a stale view (never answered, its window over, or no answer for `STALE_AFTER_MS`, `bucket-state.ts`) lets
  *   one call out: others of the same token may have spent the window behind Weft's back.
  * So the gateway never sends the request that the upstream would answer 429 when it can know, and a
  * bucket shared by several replicas (Redis) never lets them spend more than the window together.
@@ -30,231 +30,11 @@ import { GatewayError } from '../../errors/gateway-errors.ts';
 import type { BudgetSnapshot, BudgetTracker } from '../budget-tracker.ts';
 import type { Credential } from '../credential.ts';
 import type { RouteClass } from '../upstream-routes.ts';
-import { reserveShareOf, reservedCalls, type CallPriority } from './call-priority.ts';
+import type { CallPriority } from './call-priority.ts';
 import { clientGone } from '../call-interest.ts';
-import {
-  CALL_LEASE_MS,
-  INITIAL_SEND_WINDOW,
-  WINDOW_POLL_MS,
-  answerWindow,
-  type SendWindowState,
-} from './send-window.ts';
+import type { BucketStore, BudgetCorrection, DeniedBy } from './bucket-store.ts';
+import { CALL_LEASE_MS, WINDOW_POLL_MS } from './send-window.ts';
 import { createWindowQueue, type WindowPlace } from './window-queue.ts';
-
-/** The configured budget of every credential. */
-export interface CredentialBudget {
-  readonly capacity: number;
-  readonly windowMs: number;
-  /** The share of each window kept for writes (`UPSTREAM_WRITE_RESERVE_SHARE`); default none. */
-  readonly writeReserveShare?: number;
-}
-
-/**
- * What said no: the credential's window, the part of it the call's priority may not take
- * (`reserve`), the route class's limit, the send window (`window`: calls of this credential are
- * in flight that the upstream has not answered yet; wait for their answers), or, with replicas
- * sharing Redis, that the shared budget cannot be reached and nothing of it is held
- * (`shared-budget`).
- */
-export type DeniedBy = 'credential' | 'reserve' | 'route-class' | 'window' | 'shared-budget';
-
-/** Without an answer for this long, a credential's view is stale (another client may spend it). */
-export const STALE_AFTER_MS = 60_000;
-
-/**
- * Fair sharing of a route class the whole gateway shares (the upstream's per-IP limits): one
- * credential takes at most the class's limit less this share of it, so however hard one tenant
- * bursts, the others always find room (hosting reads: 96 of 120 a minute for one tenant, 24 kept;
- * source uploads and deploys: 8 of 10, 2 kept). Tokens the upstream has never answered are bounded
- * by their calls in flight per client address instead (`unproven-gate.ts`).
- */
-export const RESERVED_SHARE_OF_SHARED_CLASS = 0.2;
-
-/** A credential's own limit in a shared class (0 for a per-credential class: none). */
-export function fairShareOf(routeClass: RouteClass, limit: number): number {
-  if (routeClass.perCredential) return 0;
-  return Math.max(1, limit - Math.ceil(limit * RESERVED_SHARE_OF_SHARED_CLASS));
-}
-
-/** One take: who asks, and the ticket that names the call until it is answered or released. */
-export interface TakeRequest {
-  readonly priority?: CallPriority;
-  /** Unique per call; a store makes one when absent. */
-  readonly ticket?: string;
-}
-
-export interface TakeVerdict {
-  readonly allowed: boolean;
-  /** When denied: how long until the denying bucket can give a token. */
-  readonly waitMs: number;
-  readonly deniedBy: DeniedBy | undefined;
-  /** The credential bucket after the take. */
-  readonly budget: BudgetSnapshot;
-  /** When allowed: the call's ticket, for its answer ({@link BucketStore.correct}) or release. */
-  readonly ticket: string | undefined;
-}
-
-/** What an upstream answer says about the budgets. */
-export interface BudgetCorrection {
-  /** `RateLimit-Limit`. */
-  readonly limit?: number;
-  /** `RateLimit-Remaining`. */
-  readonly remaining?: number;
-  /** `RateLimit-Reset`, in ms from now. */
-  readonly resetMs?: number;
-  /** A 429: nothing more until this many ms from now. */
-  readonly blockMs?: number;
-  /** The 429 came from the route class's limit, not the credential's window. */
-  readonly blockRouteClass?: boolean;
-  /**
-   * The upstream refused the token (401) before counting the call against the route class's limit:
-   * the class gets the call back, so junk tokens hold room only while their calls are in flight;
-   * and the credential stays unproven (never answered), whatever the answer's headers say.
-   */
-  readonly unauthenticated?: boolean;
-  /** The ticket of the call this answers: it leaves the send window. */
-  readonly ticket?: string;
-}
-
-/**
- * Where bucket state lives. Implementations: memory (one process), and the leased store of replicas
- * sharing Redis (`leased-bucket-store.ts`: the memory store under leases of the shared bucket).
- */
-export interface BucketStore {
-  take(
-    credentialId: string,
-    routeClass: RouteClass | undefined,
-    request?: TakeRequest,
-  ): Promise<TakeVerdict>;
-  correct(
-    credentialId: string,
-    routeClass: RouteClass | undefined,
-    correction: BudgetCorrection,
-  ): Promise<BudgetSnapshot>;
-  peek(credentialId: string): Promise<BudgetSnapshot>;
-  /**
-   * The call with this ticket ended without an answer: it leaves the send window (with the upstream
-   * unreachable, the next call costs nothing), the budget stays spent.
-   */
-  release(credentialId: string, routeClass: RouteClass | undefined, ticket: string): Promise<void>;
-}
-
-/** The state of one credential bucket (in memory: a replica's own view, with Redis too). */
-export interface BucketState extends SendWindowState {
-  tokens: number;
-  /** Last update, ms. */
-  ts: number;
-  /** End of the upstream window we know of, ms; 0 = unknown (refill continuously). */
-  resetAt: number;
-  cap: number;
-  /** Until when the view is fresh (an answer came), ms; before any answer 0 (unproven). */
-  freshUntil: number;
-}
-
-/** A bucket no answer has corrected yet. */
-export const newBucket = (capacity: number, now: number): BucketState => ({
-  tokens: capacity,
-  ts: now,
-  resetAt: 0,
-  cap: capacity,
-  freshUntil: 0,
-  window: INITIAL_SEND_WINDOW,
-  lastAnswerAt: 0,
-  rttMs: 0,
-});
-
-/** Brings a bucket to `now`: the window's end refills it, an unknown window refills continuously. */
-export function refillBucket(state: BucketState, now: number, budget: CredentialBudget): void {
-  if (state.resetAt > 0) {
-    if (now >= state.resetAt) {
-      state.tokens = state.cap;
-      state.resetAt = 0;
-    }
-  } else if (now > state.ts) {
-    state.tokens = Math.min(
-      state.cap,
-      state.tokens + ((now - state.ts) * state.cap) / budget.windowMs,
-    );
-  }
-  state.ts = Math.max(state.ts, now);
-}
-
-/**
- * Applies an upstream answer to a bucket already brought to `now` (see {@link refillBucket});
- * `inFlight` is how many of the credential's calls were unanswered, this one included, and
- * `rttMs` how long ago this one was sent (unknown for a call no longer in the window).
- */
-export function correctBucket(
-  state: BucketState,
-  now: number,
-  budget: CredentialBudget,
-  correction: BudgetCorrection,
-  inFlight: number,
-  rttMs?: number,
-): void {
-  const capacity = budget.capacity;
-  if (correction.limit !== undefined && correction.limit >= 1) {
-    state.cap = Math.min(capacity, correction.limit);
-    state.tokens = Math.min(state.tokens, state.cap);
-  }
-  if (correction.remaining !== undefined && correction.remaining < state.tokens) {
-    state.tokens = Math.max(0, correction.remaining);
-  }
-  if (correction.resetMs !== undefined) state.resetAt = now + Math.max(0, correction.resetMs);
-  const windowSpent = correction.blockMs !== undefined && !correction.blockRouteClass;
-  if (windowSpent) {
-    state.tokens = 0;
-    // At most one window: a longer Retry-After is honoured that long, then probed.
-    state.resetAt = now + Math.min(Math.max(1, correction.blockMs ?? 1), budget.windowMs);
-  }
-  // A refused token's answer proves nothing about a window of its own: it stays unproven, and its
-  // send window neither widens nor shrinks.
-  if (correction.unauthenticated) return;
-  const freshFor =
-    state.resetAt > 0 ? Math.min(state.resetAt - now, STALE_AFTER_MS) : STALE_AFTER_MS;
-  state.freshUntil = now + freshFor;
-  answerWindow(state, now, inFlight, windowSpent, rttMs);
-}
-
-/** The calls of `state`'s window a call of this priority leaves to the ones before it. */
-export const floorOf = (state: { cap: number }, budget: CredentialBudget, priority: CallPriority) =>
-  reservedCalls(state.cap, reserveShareOf(priority, budget.writeReserveShare ?? 0));
-
-/**
- * `resetSec` while no upstream answer has said when the window ends. A bucket with calls spent
- * refills in (cap − tokens) × window / cap. A full one has no window running: the next call starts
- * one, which ends a whole window later — the figure a client can plan with, where 0 would read as
- * "resets now" (docs/clients.md "The budget"). The lease script says the same.
- */
-const unknownWindowResetMs = (state: BucketState, budget: CredentialBudget): number =>
-  state.tokens >= state.cap
-    ? budget.windowMs
-    : ((state.cap - state.tokens) * budget.windowMs) / Math.max(1, state.cap);
-
-export function snapshotOf(
-  state: BucketState,
-  now: number,
-  budget: CredentialBudget,
-): BudgetSnapshot {
-  const resetMs = state.resetAt > 0 ? state.resetAt - now : unknownWindowResetMs(state, budget);
-  return {
-    limit: state.cap,
-    remaining: Math.max(0, Math.floor(state.tokens)),
-    resetSec: Math.max(0, Math.ceil(resetMs / 1000)),
-    writeReserve: floorOf(state, budget, 'read'),
-  };
-}
-
-/** The wait until the bucket holds `need` tokens (1, or the priority's floor and one more). */
-export function credentialWaitMs(
-  state: BucketState,
-  now: number,
-  budget: CredentialBudget,
-  need = 1,
-): number {
-  if (state.resetAt > 0) return Math.max(1, state.resetAt - now);
-  return Math.max(1, Math.ceil(((need - state.tokens) * budget.windowMs) / Math.max(1, state.cap)));
-}
 
 /** One call asking for room: its priority and when it must have been answered. */
 export interface AcquireRequest {

@@ -5,27 +5,18 @@
  * (test/unit/scripts/lease-simulation.test.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_LEASE_CONFIG, NO_DEMAND, atLeaseEnd, demandAt, heldAfterAnswer, leaseAskOf, leaseDurationOf, maySpend, shouldRenew, withCall } from '../../../../src/upstream/budget/lease-policy.ts';
 import {
-  DEFAULT_LEASE_CONFIG,
-  NO_DEMAND,
-  atLeaseEnd,
   correctedShared,
-  demandAt,
   grantOf,
   isLive,
   leaseDurationCapOf,
   leaseOf,
-  heldAfterAnswer,
-  leaseAskOf,
-  leaseDurationOf,
-  maySpend,
   settledTokens,
-  shouldRenew,
   tokensAtReset,
-  withCall,
   type Holder,
   type SharedView,
-} from '../../../../src/upstream/budget/lease-policy.ts';
+} from '../../../../src/upstream/budget/lease-grants.ts';
 
 const config = DEFAULT_LEASE_CONFIG;
 

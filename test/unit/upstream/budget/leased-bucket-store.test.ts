@@ -16,11 +16,11 @@ import { createRedisLeases } from '../../../../src/upstream/budget/redis-leases.
 import { createRedisRouteClasses } from '../../../../src/upstream/budget/redis-route-classes.ts';
 import { createSharedBuckets } from '../../../../src/upstream/budget/shared-buckets.ts';
 import type { RouteClass } from '../../../../src/upstream/upstream-routes.ts';
+import { STALE_AFTER_MS } from '../../../../src/upstream/budget/bucket-state.ts';
 import {
-  STALE_AFTER_MS,
   type BucketStore,
   type CredentialBudget,
-} from '../../../../src/upstream/budget/token-bucket.ts';
+} from '../../../../src/upstream/budget/bucket-store.ts';
 import { CALL_LEASE_MS } from '../../../../src/upstream/budget/send-window.ts';
 import { manualClock, type ManualClock } from '../../../support/clock.ts';
 import {

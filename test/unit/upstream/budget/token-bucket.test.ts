@@ -19,16 +19,14 @@ import {
   WINDOW_POLL_MS,
 } from '../../../../src/upstream/budget/send-window.ts';
 import type { RouteClass } from '../../../../src/upstream/upstream-routes.ts';
+import { STALE_AFTER_MS } from '../../../../src/upstream/budget/bucket-state.ts';
+import { createTokenBucketLimiter, type Grant, type LimiterOptions } from '../../../../src/upstream/budget/token-bucket.ts';
 import {
-  STALE_AFTER_MS,
-  createTokenBucketLimiter,
   type BucketStore,
   type BudgetCorrection,
   type CredentialBudget,
-  type Grant,
-  type LimiterOptions,
   type TakeVerdict,
-} from '../../../../src/upstream/budget/token-bucket.ts';
+} from '../../../../src/upstream/budget/bucket-store.ts';
 import { manualClock, until, type ManualClock } from '../../../support/clock.ts';
 import {
   flushScripts,
