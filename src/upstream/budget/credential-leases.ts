@@ -5,62 +5,17 @@
  * (`redis-leases.ts`), which every call needing a token joins. `leased-bucket-store.ts` spends them.
  */
 import type { BudgetCorrection } from './bucket-store.ts';
+import { DEFAULT_LEASE_CONFIG, demandAt, heldAfterAnswer, leaseAskOf } from './lease-policy.ts';
 import {
-  DEFAULT_LEASE_CONFIG,
-  NO_DEMAND,
-  demandAt,
-  heldAfterAnswer,
-  leaseAskOf,
-  type Demand,
-} from './lease-policy.ts';
+  applyReply,
+  endIfOver,
+  isIdle,
+  newCredentialLease,
+  unspend,
+  type CredentialLease,
+  type RunOutcome,
+} from './credential-lease.ts';
 import type { LeaseReply, RedisLeases, ReportedAnswer } from './redis-leases.ts';
-
-/** A run's reply, and whether it asked for calls waiting (a renewal ahead of need does not). */
-export interface RunOutcome {
-  readonly reply: LeaseReply;
-  readonly forWaiting: boolean;
-}
-
-/** One credential's lease on this replica, and what it has to tell the shared bucket. */
-export interface CredentialLease {
-  /** Tokens held and not spent, of the lease that ends at `endsAt` (this replica's clock). */
-  held: number;
-  endsAt: number;
-  /** Tokens of an ended lease not settled yet (given back with the next run). */
-  unsettled: number;
-  /** Tokens spent out of what a run took back while it was on its way (reported with the next). */
-  debt: number;
-  /** What the shared bucket had left after the last run, its capacity, and when its window ends. */
-  sharedLeft: number;
-  /** When a token above the last asker's floor is free in the shared bucket. */
-  freeAt: number;
-  cap: number;
-  resetAt: number;
-  othersHeld: number;
-  /** What Redis records this replica holds (its grant at the last run; spent calls are in it). */
-  recorded: number;
-  /** Its last grant was the stale view's probe: the probe's answer is reported at once. */
-  probe: boolean;
-  /** Its probe ended without confirming the view (a 401, no answer): reported with the next run. */
-  probeEnded: boolean;
-  demand: Demand;
-  /** Calls waiting for this credential's run now. */
-  waiting: number;
-  inFlight: number;
-  /** The latest upstream answer not reported yet. */
-  answer: ReportedAnswer | undefined;
-  /** When this replica last asked the others to give back what they hold. */
-  recalledAt: number;
-  /** When the answer's reset and block end, on this replica's clock. */
-  answerResetAt: number | undefined;
-  answerBlockUntil: number | undefined;
-  /**
-   * Of the latest answer's outstanding tokens, those held (not in flight) when it came: a run on
-   * its way then may give them back to the shared bucket, which then counts them itself.
-   */
-  answerHeld: number;
-  running: Promise<RunOutcome> | undefined;
-}
 
 export interface CredentialLeasesOptions {
   readonly leases: RedisLeases;
@@ -118,85 +73,14 @@ export function createCredentialLeases(options: CredentialLeasesOptions): Creden
   const heldOf = (credentialId: string): CredentialLease => {
     let entry = credentials.get(credentialId);
     if (!entry) {
-      entry = {
-        held: 0,
-        endsAt: 0,
-        unsettled: 0,
-        debt: 0,
-        sharedLeft: options.capacity,
-        freeAt: 0,
-        cap: options.capacity,
-        resetAt: 0,
-        othersHeld: 0,
-        recorded: 0,
-        probe: false,
-        probeEnded: false,
-        demand: NO_DEMAND,
-        waiting: 0,
-        inFlight: 0,
-        answer: undefined,
-        recalledAt: 0,
-        answerResetAt: undefined,
-        answerBlockUntil: undefined,
-        answerHeld: 0,
-        running: undefined,
-      };
+      entry = newCredentialLease(options.capacity);
       credentials.set(credentialId, entry);
     }
     return entry;
   };
 
-  /** A lease that ended keeps its tokens aside, to be settled, never spent. */
-  const endIfOver = (entry: CredentialLease, at: number) => {
-    if (entry.held > 0 && at >= entry.endsAt) {
-      entry.unsettled += entry.held;
-      entry.held = 0;
-    }
-  };
-
-  /** A token taken for a call that did not go out: it pays a debt first, else it is held again. */
-  const unspend = (entry: CredentialLease) => {
-    if (entry.debt > 0) entry.debt -= 1;
-    else entry.held += 1;
-  };
-
   const forget = (credentialId: string, entry: CredentialLease) => {
-    const idle =
-      entry.held === 0 &&
-      entry.unsettled === 0 &&
-      entry.debt === 0 &&
-      entry.inFlight === 0 &&
-      entry.waiting === 0 &&
-      entry.answer === undefined &&
-      entry.running === undefined &&
-      // A record Redis still counts as held is this entry's to clear when recalled.
-      (entry.recorded === 0 || now() > entry.endsAt + config.graceMs) &&
-      demandAt(entry.demand, now(), config) < 0.01;
-    if (idle) credentials.delete(credentialId);
-  };
-
-  /** Applies a run's reply; returns the debt it added (tokens spent out of what went back). */
-  const apply = (
-    entry: CredentialLease,
-    reply: LeaseReply,
-    sentAt: number,
-    reportedLive: number,
-  ): number => {
-    // Calls spent out of the reported tokens while the run was on its way.
-    const spentMeanwhile = Math.max(0, reportedLive - entry.held);
-    const kept = reply.carried + reply.grant - spentMeanwhile;
-    entry.held = Math.max(0, kept);
-    const debt = Math.max(0, -kept);
-    entry.debt += debt;
-    entry.endsAt = sentAt + reply.durationMs;
-    entry.sharedLeft = reply.sharedLeft;
-    entry.cap = reply.cap;
-    entry.resetAt = now() + reply.resetMs;
-    entry.freeAt = now() + reply.waitMs;
-    entry.othersHeld = reply.othersHeld;
-    entry.recorded = reply.carried + reply.grant;
-    if (reply.grant > 0) entry.probe = !reply.fresh;
-    return debt;
+    if (isIdle(entry, now(), config)) credentials.delete(credentialId);
   };
 
   /** One run for the credential (joined by every call that needs one while it is on its way). */
@@ -269,7 +153,7 @@ export function createCredentialLeases(options: CredentialLeasesOptions): Creden
       }
       if (!live) entry.unsettled -= unsettled;
       entry.debt -= debt;
-      const addedDebt = apply(entry, reply, sentAt, reportedLive);
+      const addedDebt = applyReply(entry, reply, sentAt, reportedLive, now());
       // (Set by `correct` while this run was on its way.)
       const newer = entry.answer as ReportedAnswer | undefined;
       if (newer !== undefined) {

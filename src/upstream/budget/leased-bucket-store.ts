@@ -17,11 +17,8 @@ import type { BudgetSnapshot } from '../budget-tracker.ts';
 import { reserveShareOf, reservedCalls } from './call-priority.ts';
 import { WINDOW_POLL_MS } from './send-window.ts';
 import { DEFAULT_LEASE_CONFIG, demandAt, maySpend, shouldRenew, withCall } from './lease-policy.ts';
-import {
-  createCredentialLeases,
-  type CredentialLease,
-  type RunOutcome,
-} from './credential-leases.ts';
+import { createCredentialLeases } from './credential-leases.ts';
+import { type CredentialLease, type RunOutcome } from './credential-lease.ts';
 import type { LocalBucketStore } from './memory-bucket-store.ts';
 import type { RedisLeases } from './redis-leases.ts';
 import type { LeasedRouteClasses } from './leased-route-classes.ts';

@@ -5,7 +5,18 @@
  * (test/unit/scripts/lease-simulation.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LEASE_CONFIG, NO_DEMAND, atLeaseEnd, demandAt, heldAfterAnswer, leaseAskOf, leaseDurationOf, maySpend, shouldRenew, withCall } from '../../../../src/upstream/budget/lease-policy.ts';
+import {
+  DEFAULT_LEASE_CONFIG,
+  NO_DEMAND,
+  atLeaseEnd,
+  demandAt,
+  heldAfterAnswer,
+  leaseAskOf,
+  leaseDurationOf,
+  maySpend,
+  shouldRenew,
+  withCall,
+} from '../../../../src/upstream/budget/lease-policy.ts';
 import {
   correctedShared,
   grantOf,

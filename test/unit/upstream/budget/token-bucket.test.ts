@@ -20,7 +20,11 @@ import {
 } from '../../../../src/upstream/budget/send-window.ts';
 import type { RouteClass } from '../../../../src/upstream/upstream-routes.ts';
 import { STALE_AFTER_MS } from '../../../../src/upstream/budget/bucket-state.ts';
-import { createTokenBucketLimiter, type Grant, type LimiterOptions } from '../../../../src/upstream/budget/token-bucket.ts';
+import {
+  createTokenBucketLimiter,
+  type Grant,
+  type LimiterOptions,
+} from '../../../../src/upstream/budget/token-bucket.ts';
 import {
   type BucketStore,
   type BudgetCorrection,

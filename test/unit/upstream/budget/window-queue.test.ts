@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryBucketStore } from '../../../../src/upstream/budget/memory-bucket-store.ts';
-import { createTokenBucketLimiter, type Grant } from '../../../../src/upstream/budget/token-bucket.ts';
+import {
+  createTokenBucketLimiter,
+  type Grant,
+} from '../../../../src/upstream/budget/token-bucket.ts';
 import { createWindowQueue, WINDOW_POLLERS } from '../../../../src/upstream/budget/window-queue.ts';
 import { manualClock, until } from '../../../support/clock.ts';
 
