@@ -8,7 +8,20 @@
  * holds, within its lease, and refuses the rest by name; when Redis is back it gives back what
  * its ended leases did not spend.
  */
-import { DEFAULT_LEASE_CONFIG, NO_DEMAND, atLeaseEnd, demandAt, heldAfterAnswer, leaseAskOf, maySpend, renewAheadMsOf, shouldRenew, withCall, type Demand, type LeaseConfig } from '../../src/upstream/budget/lease-policy.ts';
+import {
+  DEFAULT_LEASE_CONFIG,
+  NO_DEMAND,
+  atLeaseEnd,
+  demandAt,
+  heldAfterAnswer,
+  leaseAskOf,
+  maySpend,
+  renewAheadMsOf,
+  shouldRenew,
+  withCall,
+  type Demand,
+  type LeaseConfig,
+} from '../../src/upstream/budget/lease-policy.ts';
 import {
   correctedShared,
   isLive,
