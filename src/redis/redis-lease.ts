@@ -45,6 +45,22 @@ return 0
 /** A TTL as Redis takes it: whole milliseconds, at least one. */
 const ttlArgument = (ttlMs: number): string => String(Math.max(1, Math.round(ttlMs)));
 
+/** Runs one of the scripts above on the lease for this holder: whether it held or took it. */
+async function asHolder(
+  client: RedisClient,
+  script: string,
+  key: string,
+  holder: string,
+  ttlMs?: number,
+): Promise<boolean> {
+  const args = ttlMs === undefined ? [holder] : [holder, ttlArgument(ttlMs)];
+  return (await client.eval(script, { keys: [key], arguments: args })) === 1;
+}
+
+/** `SET` options that take the lease only if nobody holds it. */
+const ifFree = (ttlMs: number) =>
+  ({ condition: 'NX', expiration: { type: 'PX', value: ttlMs } }) as const;
+
 /** Takes the lease if nobody holds it (`SET NX PX`): whether this holder now holds it. */
 export async function claimLease(
   client: RedisClient,
@@ -52,12 +68,7 @@ export async function claimLease(
   holder: string,
   ttlMs: number,
 ): Promise<boolean> {
-  return (
-    (await client.set(key, holder, {
-      condition: 'NX',
-      expiration: { type: 'PX', value: ttlMs },
-    })) === 'OK'
-  );
+  return (await client.set(key, holder, ifFree(ttlMs))) === 'OK';
 }
 
 /**
@@ -71,40 +82,24 @@ export async function claimLeaseOrReadHolder(
   holder: string,
   ttlMs: number,
 ): Promise<string | null> {
-  return (await client.set(key, holder, {
-    condition: 'NX',
-    expiration: { type: 'PX', value: ttlMs },
-    GET: true,
-  })) as string | null;
+  return (await client.set(key, holder, { ...ifFree(ttlMs), GET: true })) as string | null;
 }
 
 /** Takes a free lease or renews this holder's own: whether this holder holds it now. */
-export async function claimOrRenewLease(
+export const claimOrRenewLease = (
   client: RedisClient,
   key: string,
   holder: string,
   ttlMs: number,
-): Promise<boolean> {
-  return (
-    (await client.eval(CLAIM_OR_RENEW, {
-      keys: [key],
-      arguments: [holder, ttlArgument(ttlMs)],
-    })) === 1
-  );
-}
+): Promise<boolean> => asHolder(client, CLAIM_OR_RENEW, key, holder, ttlMs);
 
 /** Renews the lease if this holder still holds it: whether it did. */
-export async function renewLeaseIfMine(
+export const renewLeaseIfMine = (
   client: RedisClient,
   key: string,
   holder: string,
   ttlMs: number,
-): Promise<boolean> {
-  return (
-    (await client.eval(RENEW_IF_MINE, { keys: [key], arguments: [holder, ttlArgument(ttlMs)] })) ===
-    1
-  );
-}
+): Promise<boolean> => asHolder(client, RENEW_IF_MINE, key, holder, ttlMs);
 
 /**
  * Renews the lease whoever holds it (`PEXPIRE`): for a holder whose lease nobody else can take
@@ -115,13 +110,11 @@ export async function renewLease(client: RedisClient, key: string, ttlMs: number
 }
 
 /** Gives the lease up if this holder still holds it: whether it did. */
-export async function releaseLeaseIfMine(
+export const releaseLeaseIfMine = (
   client: RedisClient,
   key: string,
   holder: string,
-): Promise<boolean> {
-  return (await client.eval(RELEASE_IF_MINE, { keys: [key], arguments: [holder] })) === 1;
-}
+): Promise<boolean> => asHolder(client, RELEASE_IF_MINE, key, holder);
 
 /**
  * Replaces the lease by a marker for `ttlMs`: who claims meanwhile reads it as the holder
