@@ -21,7 +21,10 @@ export interface Transport<Call extends UpstreamCall = UpstreamCall> {
   send(call: Call, signal: AbortSignal, deadlineAt?: number): Promise<RawResponse>;
   /** Any HTTP answer from the origin (no credential, no budget): used by `/readyz`. */
   probe(signal: AbortSignal): Promise<boolean>;
-  /** Lets calls still under way finish for up to a grace period (`CLOSE_GRACE_MS` in `http/http-transport.ts`), then aborts them. */
+  /**
+   * Lets calls still under way finish for up to a grace period (`CLOSE_GRACE_MS`,
+   * `http/http-transport.ts`), then aborts them.
+   */
   close(): Promise<void>;
 }
 
