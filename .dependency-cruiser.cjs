@@ -4,7 +4,7 @@
  * this (`npm run deps:check`).
  *
  *   main.ts → server/ → graph/ → domains (certificates/ hosting/ commerce/ stitching/)
- *           → kit/ → upstream/ → errors/ config.ts observability/
+ *           → kit/ → upstream/ → redis/ → errors/ config.ts observability/
  *
  * generated/ (codegen's resolver types) sits beside the layers: it is imported for types only.
  * The simulator is not part of the product: only main.ts may load it (dynamically, on request).
@@ -16,6 +16,7 @@ const LAYERS = [
   { name: 'domains', path: '^src/(certificates|hosting|commerce|stitching)/' },
   { name: 'kit', path: '^src/kit/' },
   { name: 'upstream', path: '^src/upstream/' },
+  { name: 'redis', path: '^src/redis/' },
   { name: 'foundation', path: '^src/(errors/|observability/|config\\.ts$)' },
 ];
 
@@ -29,6 +30,58 @@ const upward = LAYERS.slice(1).map((layer, index) => ({
 }));
 
 /**
+ * upstream/ in rooms (README "Layers"): the budget, the cache and HTTP resilience each in its own
+ * folder, the core in upstream/ itself. The core's top (the stack and its layer list, the client,
+ * the route lookup and the first layers) puts the rooms together; the core's base (the call, its
+ * route's declaration, the credential, the request's facts and ledger, the transport's contract)
+ * is what every room speaks. A room imports the base, the layers below upstream and its own files:
+ * never another room, never the core's top; the base imports no room.
+ */
+const UPSTREAM_ROOMS = '^src/upstream/(budget|cache|http)/';
+const UPSTREAM_CORE_BASE = `^src/upstream/(${[
+  'budget-tracker',
+  'call-interest',
+  'credential',
+  'entry-bound',
+  'graphql-operation',
+  'ledger-field-paths',
+  'request-facts',
+  'request-scope',
+  'require-credential',
+  'response-envelope',
+  'route-policy',
+  'transport',
+  'upstream-call',
+  'upstream-ledger',
+  'upstream-routes',
+].join('|')})\\.ts$`;
+
+const upstreamRooms = [
+  {
+    name: 'no-import-across-upstream-rooms',
+    comment: 'a room of upstream/ (budget, cache, http) reaches another only through the core',
+    severity: 'error',
+    from: { path: UPSTREAM_ROOMS },
+    to: { path: UPSTREAM_ROOMS, pathNot: '^src/upstream/$1/' },
+  },
+  {
+    name: 'upstream-rooms-under-the-core-top',
+    comment:
+      "a room of upstream/ imports only the core's base: the core's top puts the rooms together",
+    severity: 'error',
+    from: { path: UPSTREAM_ROOMS },
+    to: { path: '^src/upstream/[^/]+$', pathNot: UPSTREAM_CORE_BASE },
+  },
+  {
+    name: 'upstream-core-base-under-the-rooms',
+    comment: "the core's base of upstream/ is what the rooms speak: it imports none of them",
+    severity: 'error',
+    from: { path: UPSTREAM_CORE_BASE },
+    to: { path: UPSTREAM_ROOMS },
+  },
+];
+
+/**
  * Libraries loaded only when they are used (docs/operations.md "Start-up"): one module wraps each,
  * and the rest of src/ imports that module by type or with a dynamic import (`module` is a pattern
  * where a few modules share a library: they may import each other).
@@ -36,7 +89,7 @@ const upward = LAYERS.slice(1).map((layer, index) => ({
 const ON_DEMAND = [
   {
     name: 'redis',
-    module: 'src/upstream/(redis-(cluster-)?connection|cluster-subscriber).ts',
+    module: 'src/redis/(redis-(cluster-)?connection|cluster-subscriber).ts',
     libraries: '(redis|@redis/[^/]+|@keyv/redis)',
   },
   {
@@ -64,6 +117,7 @@ const ON_DEMAND = [
 module.exports = {
   forbidden: [
     ...upward,
+    ...upstreamRooms,
     {
       name: 'no-import-across-domains',
       comment: 'a domain reaches another only through the layers below both (kit, upstream)',
@@ -123,7 +177,7 @@ module.exports = {
     {
       name: 'undici-pool-alone',
       comment:
-        "the upstream transport loads undici's pool by itself (src/upstream/undici-pool.ts): undici's entry point loads the whole library",
+        "the upstream transport loads undici's pool by itself (src/upstream/http/undici-pool.ts): undici's entry point loads the whole library",
       severity: 'error',
       from: { path: '^src/' },
       to: {

@@ -19,12 +19,12 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * (`describeWithoutRedis`, `rerunOnCluster`).
  */
 const CLUSTER_FILES = [
-  'test/unit/upstream/token-bucket.test.ts',
-  'test/unit/upstream/leased-bucket-store.test.ts',
-  'test/unit/upstream/upstream-cache.test.ts',
+  'test/unit/upstream/budget/token-bucket.test.ts',
+  'test/unit/upstream/budget/leased-bucket-store.test.ts',
+  'test/unit/upstream/cache/upstream-cache.test.ts',
   'test/unit/server/held-replays.test.ts',
-  'test/unit/upstream/redis-pub-sub.test.ts',
-  'test/unit/upstream/cross-replica-flight.test.ts',
+  'test/unit/redis/redis-pub-sub.test.ts',
+  'test/unit/upstream/cache/cross-replica-flight.test.ts',
   'test/unit/hosting/replica-pollers.test.ts',
   'test/integration/server/idempotency.test.ts',
   'test/unit/server/redis-idempotency-store.test.ts',

@@ -1,6 +1,6 @@
 /**
  * The lease design (docs/efficiency.md "Leases"), on the policy's own functions
- * (`src/upstream/lease-policy.ts`): a replica spends the tokens it holds without asking Redis,
+ * (`src/upstream/budget/lease-policy.ts`): a replica spends the tokens it holds without asking Redis,
  * renews its lease in the background a few Redis round trips before it runs dry (one script run,
  * which also carries its latest `RateLimit-Remaining`), asks at once only when a call finds nothing
  * held, and shortly before a lease's end renews it, gives back what it did not spend, or lets a
@@ -12,21 +12,23 @@ import {
   DEFAULT_LEASE_CONFIG,
   NO_DEMAND,
   atLeaseEnd,
-  correctedShared,
   demandAt,
   heldAfterAnswer,
-  isLive,
   leaseAskOf,
-  leaseOf,
   maySpend,
   renewAheadMsOf,
-  settledTokens,
   shouldRenew,
   withCall,
   type Demand,
-  type Holder,
   type LeaseConfig,
-} from '../../src/upstream/lease-policy.ts';
+} from '../../src/upstream/budget/lease-policy.ts';
+import {
+  correctedShared,
+  isLive,
+  leaseOf,
+  settledTokens,
+  type Holder,
+} from '../../src/upstream/budget/lease-grants.ts';
 import type { Design, World } from './world.ts';
 
 type Run = 'lease' | 'give-back' | 'report';

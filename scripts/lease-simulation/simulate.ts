@@ -2,7 +2,7 @@
  * Runs one design through one scenario: seeded Poisson arrivals over the credentials (Zipf) and
  * the replicas (a few heavy ones), the same arrivals for every design.
  */
-import type { LeaseConfig } from '../../src/upstream/lease-policy.ts';
+import type { LeaseConfig } from '../../src/upstream/budget/lease-policy.ts';
 import { createLeaseDesign } from './lease-design.ts';
 import { exponential, seededRandom, weightedPicker, zipfWeights } from './random.ts';
 import { createTodayDesign } from './today-design.ts';

@@ -2,7 +2,7 @@
  * Typed calls to the certificate API (certificate document). Every call goes through the upstream
  * client; nothing here caches (loaders dedupe per request).
  */
-import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import type { UpstreamClient } from '../upstream/upstream-call.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { createUpstreamReader } from '../kit/upstream-reader.ts';
 import { positiveOffset } from '../kit/offset-cursor.ts';

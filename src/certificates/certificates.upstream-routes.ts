@@ -18,7 +18,7 @@ import {
   queryParam,
   shorterWhileMoving,
   type Tagger,
-} from '../upstream/cache-policy.ts';
+} from '../upstream/route-policy.ts';
 import { inCircuit, type UpstreamRoute } from '../upstream/upstream-routes.ts';
 
 const breaker = 'certificates';

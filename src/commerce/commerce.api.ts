@@ -8,7 +8,7 @@
  * list with `transactionIds` answers any number of ids of a store in one call (commerce.loaders.ts).
  */
 import { isUuid } from '../kit/id-checks.ts';
-import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import type { UpstreamClient } from '../upstream/upstream-call.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { createUpstreamReader } from '../kit/upstream-reader.ts';
 import { presentTransaction, type RedactedTransaction } from './transaction-presentation.ts';

@@ -5,7 +5,7 @@
  * so that a future caller gets its redaction and cache by default. Scopes as the commerce
  * document's scope list gives them.
  */
-import { cacheFor, invalidates, pathParam, type Tagger } from '../upstream/cache-policy.ts';
+import { cacheFor, invalidates, pathParam, type Tagger } from '../upstream/route-policy.ts';
 import { inCircuit, type UpstreamRoute } from '../upstream/upstream-routes.ts';
 import { redactTransactionPage, redactTransactionRecord } from './card-redaction.ts';
 

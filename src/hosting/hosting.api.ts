@@ -3,7 +3,7 @@
  * call goes through the upstream client with its route template; nothing here caches (loaders dedupe
  * per request) and no write is ever retried (the client never retries POST, PATCH or DELETE).
  */
-import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import type { UpstreamClient } from '../upstream/upstream-call.ts';
 import type { StreamBody } from '../upstream/upstream-call.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import { createUpstreamReader } from '../kit/upstream-reader.ts';

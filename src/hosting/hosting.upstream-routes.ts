@@ -18,7 +18,7 @@ import {
   pathParam,
   shorterWhileMoving,
   type Tagger,
-} from '../upstream/cache-policy.ts';
+} from '../upstream/route-policy.ts';
 import { inCircuit, type RouteClass, type UpstreamRoute } from '../upstream/upstream-routes.ts';
 
 const PREFIX = '/v1/hosting/nodejs';

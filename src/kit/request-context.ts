@@ -10,7 +10,7 @@ import type { BudgetTracker } from '../upstream/budget-tracker.ts';
 import type { RequestFacts } from '../upstream/request-facts.ts';
 import type { RequestScope, TraceHolder } from '../upstream/request-scope.ts';
 import type { LedgerReport } from '../upstream/upstream-ledger.ts';
-import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import type { UpstreamClient } from '../upstream/upstream-call.ts';
 import type { PollerRegistry } from './shared-pollers.ts';
 
 /** What a transport knows of one request when it makes the context. */

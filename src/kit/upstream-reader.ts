@@ -5,7 +5,7 @@
  */
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import type { QueryValue } from '../upstream/upstream-call.ts';
-import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import type { UpstreamClient } from '../upstream/upstream-call.ts';
 
 export interface ReadOptions {
   readonly query?: Readonly<Record<string, QueryValue>>;

@@ -47,7 +47,7 @@ export interface GatewayMetrics {
 /** Operation names are client-chosen: keep well-formed ones, and at most this many distinct. */
 const MAX_OPERATION_NAMES = 200;
 const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-/** A circuit's state as reported (upstream/circuit-breaker.ts keeps circuits in these states). */
+/** A circuit's state as reported (upstream/http/circuit-breaker.ts keeps circuits in these states). */
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
 const BREAKER_STATE_VALUE: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };

@@ -22,11 +22,11 @@ import { upstreamRoutes } from '../graph/upstream-routes.ts';
 import { createCredentialFactory } from '../upstream/credential.ts';
 import { createRequestCredential } from './request-credential.ts';
 import { createUpstreamStack } from '../upstream/create-upstream-stack.ts';
-import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import type { UpstreamClient } from '../upstream/upstream-call.ts';
 import { requestLifecyclePlugin, upstreamFactsPlugin } from './apollo-plugins.ts';
 import { createRequestFacts } from '../upstream/request-facts.ts';
 import { createUpstreamLedger } from '../upstream/upstream-ledger.ts';
-import { requestPriorityOf } from '../upstream/call-priority.ts';
+import { requestPriorityOf } from '../upstream/budget/call-priority.ts';
 
 /** `TRUST_PROXY` as Fastify reads it (docs/operations.md "Behind a proxy"). */
 function trustProxyOf(value: string | undefined): FastifyServerOptions['trustProxy'] {

@@ -7,8 +7,9 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { createWindowCounter } from './window-counter.ts';
-import { createRedisFallback } from '../upstream/redis-fallback.ts';
-import type { RedisConnection } from '../upstream/redis-connection.ts';
+import { createRedisFallback } from '../redis/redis-fallback.ts';
+import type { RedisConnection } from '../redis/redis-connection.ts';
+import { redisKeys } from '../redis/redis-keys.ts';
 
 export interface CredentialQuota {
   /** Counts one more for the credential; false once its quota for the window is used up. */
@@ -42,7 +43,7 @@ export function createCredentialQuota(options: CredentialQuotaOptions): Credenti
     take: (credentialId) =>
       either(
         async () => {
-          const key = `${options.prefix}:quota:${options.name}:{${credentialId}}`;
+          const key = redisKeys.quota(options.prefix, options.name, credentialId);
           const count = await redis.client.incr(key);
           if (count === 1) await redis.client.pExpire(key, options.windowMs);
           return count <= options.max;

@@ -9,7 +9,7 @@
  * degraded service into none (docs/replicas.md "When Redis, or a node of it, is lost").
  */
 import type { FastifyInstance } from 'fastify';
-import type { SharedStateReport } from '../upstream/redis-connection.ts';
+import type { SharedStateReport } from '../redis/redis-connection.ts';
 
 export interface ReadinessChecks {
   schemaReady: () => boolean;

@@ -22,9 +22,10 @@ import {
 } from 'graphql';
 import { loadConfig, loadSchemaPullConfig } from '../config.ts';
 import { createCredentialFactory, type Credential } from '../upstream/credential.ts';
-import { createTransport } from '../upstream/http-transport.ts';
-import { DEFAULT_RETRY_POLICY } from '../upstream/retry-policy.ts';
-import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.ts';
+import { createTransport } from '../upstream/http/http-transport.ts';
+import { DEFAULT_RETRY_POLICY } from '../upstream/http/retry-policy.ts';
+import { createUpstreamClient } from '../upstream/upstream-client.ts';
+import type { UpstreamClient } from '../upstream/upstream-call.ts';
 import { REMOTE_SUBGRAPHS, snapshotUrl, type RemoteSubgraph } from './remote-subgraphs.ts';
 import { createSubgraphClient } from './subgraph-client.ts';
 

@@ -3,7 +3,7 @@
  * the subgraph requests share the credential's budget, the metrics and the error translation of
  * REST calls. One instance per GraphQL request (it carries the request's credential).
  */
-import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import type { UpstreamClient } from '../upstream/upstream-call.ts';
 import { callerOf, type RequestScope } from '../upstream/request-scope.ts';
 import type { RemoteSubgraph } from './remote-subgraphs.ts';
 

@@ -15,7 +15,7 @@ import type { RemoteSubgraph } from './remote-subgraphs.ts';
 import type { SubgraphScope } from './store-routing.ts';
 import { subgraphsOf } from './subgraph.request.ts';
 import { isRecord } from '../kit/is-record.ts';
-import { thawed } from '../upstream/frozen-value.ts';
+import { thawed } from '../upstream/cache/frozen-value.ts';
 
 /** Reads an HTTP 200 body as a GraphQL result; anything else is an UPSTREAM_ERROR. */
 export function toExecutionResult(

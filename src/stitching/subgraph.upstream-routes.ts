@@ -6,7 +6,7 @@
  * Catalog limit: "the catalog endpoint also returns 429" (commerce document) without a number; the
  * decision is a per-credential burst bucket of 120 per minute.
  */
-import { graphqlOperations, pathParam, type Tagger } from '../upstream/cache-policy.ts';
+import { graphqlOperations, pathParam, type Tagger } from '../upstream/route-policy.ts';
 import type { RouteClass, UpstreamRoute } from '../upstream/upstream-routes.ts';
 import { CATALOG_SUBGRAPH, ORDER_SUBGRAPH, TAX_SUBGRAPH } from './remote-subgraphs.ts';
 import { CATALOG_SCOPE, ORDER_SCOPE, TAX_SCOPE } from './subgraph-scopes.ts';

@@ -15,32 +15,34 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { BudgetTracker } from './budget-tracker.ts';
-import { createBudgetedTransport } from './budgeted-transport.ts';
-import { createCacheKeyer } from './cache-key.ts';
-import { cacheKinds, createCachePolicy } from './cache-policy.ts';
-import { createCachedUpstreamClient } from './cached-upstream-client.ts';
-import { createCrossReplicaFlight, type CrossReplicaFlight } from './cross-replica-flight.ts';
-import { createFallbackUpstreamCache } from './fallback-upstream-cache.ts';
-import { createTransport } from './http-transport.ts';
-import { createMemoryBucketStore } from './memory-bucket-store.ts';
-import { createSharedBuckets } from './shared-buckets.ts';
-import type { RedisConnection } from './redis-connection.ts';
-import { createUpstreamCache, type UpstreamCache } from './upstream-cache.ts';
+import { createBudgetedTransport } from './budget/budgeted-transport.ts';
+import { createCacheKeyer } from './cache/cache-key.ts';
+import { cacheKinds, createCachePolicy } from './cache/cache-policy.ts';
+import { createCachedUpstreamClient } from './cache/cached-upstream-client.ts';
+import { createCrossReplicaFlight, type CrossReplicaFlight } from './cache/cross-replica-flight.ts';
+import { createFallbackUpstreamCache } from './cache/fallback-upstream-cache.ts';
+import { createTransport } from './http/http-transport.ts';
+import { createMemoryBucketStore } from './budget/memory-bucket-store.ts';
+import { createSharedBuckets } from './budget/shared-buckets.ts';
+import type { RedisConnection } from '../redis/redis-connection.ts';
+import { createUpstreamCache, type UpstreamCache } from './cache/upstream-cache.ts';
 import { assembleLayers, type UpstreamLayer } from './upstream-layers.ts';
 import { createRouteLookup } from './route-lookup.ts';
-import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
-import { createSecondSightAdmission } from './second-sight-admission.ts';
-import { createSingleflight } from './singleflight.ts';
-import { createTokenBucketLimiter, type BucketStore } from './token-bucket.ts';
-import { createUpstreamClient, type UpstreamClient } from './upstream-client.ts';
-import { createBreakerTransport } from './breaker-transport.ts';
-import { createCircuitBreaker } from './circuit-breaker.ts';
-import { createInstrumentedTransport } from './instrumented-transport.ts';
+import { DEFAULT_RETRY_POLICY } from './http/retry-policy.ts';
+import { createSecondSightAdmission } from './cache/second-sight-admission.ts';
+import { createSingleflight } from './cache/singleflight.ts';
+import { createTokenBucketLimiter } from './budget/token-bucket.ts';
+import { type BucketStore } from './budget/bucket-store.ts';
+import { createUpstreamClient } from './upstream-client.ts';
+import type { UpstreamClient } from './upstream-call.ts';
+import { createBreakerTransport } from './http/breaker-transport.ts';
+import { createCircuitBreaker } from './http/circuit-breaker.ts';
+import { createInstrumentedTransport } from './http/instrumented-transport.ts';
 import { createPathParamGuard } from './path-params.ts';
 import { createRedactingClient } from './redacting-client.ts';
-import { createRefusedCredentialTransport } from './refused-credentials.ts';
-import { createRedisProvenCredentials } from './redis-proven-credentials.ts';
-import { createUnprovenGate } from './unproven-gate.ts';
+import { createRefusedCredentialTransport } from './budget/refused-credentials.ts';
+import { createRedisProvenCredentials } from './budget/redis-proven-credentials.ts';
+import { createUnprovenGate } from './budget/unproven-gate.ts';
 import type { RouteTable } from './upstream-routes.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
@@ -86,12 +88,12 @@ export async function createUpstreamStack(
     name: `${config.REDIS_KEY_PREFIX}-gateway`,
   };
   const redis: RedisConnection | undefined = config.REDIS_URL
-    ? (await import('./redis-connection.ts')).createRedisConnection({
+    ? (await import('../redis/redis-connection.ts')).createRedisConnection({
         url: config.REDIS_URL,
         ...redisOptions,
       })
     : config.REDIS_CLUSTER_NODES
-      ? (await import('./redis-cluster-connection.ts')).createRedisClusterConnection({
+      ? (await import('../redis/redis-cluster-connection.ts')).createRedisClusterConnection({
           nodes: config.REDIS_CLUSTER_NODES,
           ...redisOptions,
         })

@@ -11,7 +11,7 @@
 import { ErrorCode } from '../errors/error-codes.ts';
 import { GatewayError } from '../errors/gateway-errors.ts';
 import type { UpstreamCall } from './upstream-call.ts';
-import type { UpstreamClient } from './upstream-client.ts';
+import type { UpstreamClient } from './upstream-call.ts';
 
 /** Longest path parameter: a DNS name is at most 253 characters; no id of the upstream is longer. */
 export const MAX_PATH_PARAM_LENGTH = 255;

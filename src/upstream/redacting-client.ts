@@ -4,7 +4,7 @@
  * never held at rest, in a log or in a resolver — and a cached answer looks like a fresh one.
  */
 import type { UpstreamResponse } from './upstream-call.ts';
-import type { UpstreamClient } from './upstream-client.ts';
+import type { UpstreamClient } from './upstream-call.ts';
 import type { RoutedCall } from './upstream-routes.ts';
 
 export function createRedactingClient(

@@ -7,9 +7,9 @@
  * what says when nobody waits for it any more (`RoutedCall.unwanted`): the caller's own signal when
  * it passed one (a subscription's poller, stopped with its last subscriber), else its request's.
  */
-import { isRetryableMethod } from './retry-policy.ts';
+import { isRetryableMethod } from './http/retry-policy.ts';
 import type { UpstreamCall } from './upstream-call.ts';
-import type { UpstreamClient } from './upstream-client.ts';
+import type { UpstreamClient } from './upstream-call.ts';
 import { activeLedger, type UpstreamLedger } from './upstream-ledger.ts';
 import type { RoutedCall, RouteTable } from './upstream-routes.ts';
 

@@ -81,3 +81,10 @@ export function buildQuery(query: Readonly<Record<string, QueryValue>> = {}): st
   const text = search.toString();
   return text === '' ? '' : `?${text}`;
 }
+
+/** Makes calls; `Call` is what its callers hand it (below the route lookup, a `RoutedCall`). */
+export interface UpstreamClient<Call extends UpstreamCall = UpstreamCall> {
+  request<T>(call: Call): Promise<UpstreamResponse<T>>;
+  probe(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -15,13 +15,14 @@ import {
   isRetryableMethod,
   isRetryableStatus,
   type RetryPolicy,
-} from './retry-policy.ts';
-import { attemptDeadline } from './attempt-deadline.ts';
-import { routeLabel, wasNotSent, type RawResponse, type Transport } from './http-transport.ts';
+} from './http/retry-policy.ts';
+import { attemptDeadline } from './http/attempt-deadline.ts';
+import { routeLabel, wasNotSent, type RawResponse, type Transport } from './transport.ts';
 import {
   isStreamBody,
   type RateLimitHeaders,
   type UpstreamCall,
+  type UpstreamClient,
   type UpstreamResponse,
 } from './upstream-call.ts';
 
@@ -32,13 +33,6 @@ export interface UpstreamObservation<Call extends UpstreamCall = UpstreamCall> {
   readonly rateLimit: RateLimitHeaders | undefined;
   readonly durationMs: number;
   readonly attempt: number;
-}
-
-/** Makes calls; `Call` is what its callers hand it (below the route lookup, a `RoutedCall`). */
-export interface UpstreamClient<Call extends UpstreamCall = UpstreamCall> {
-  request<T>(call: Call): Promise<UpstreamResponse<T>>;
-  probe(timeoutMs?: number): Promise<boolean>;
-  close(): Promise<void>;
 }
 
 export interface UpstreamClientOptions<Call extends UpstreamCall> {

@@ -4,8 +4,8 @@
  * makes one call out of attempts (deadline and retries), a layer wraps calls; below it, attempts —
  * so what is below is paid for on every retry, and what is above (a cache hit) costs no attempt.
  */
-import type { Transport } from './http-transport.ts';
-import type { UpstreamClient } from './upstream-client.ts';
+import type { Transport } from './transport.ts';
+import type { UpstreamClient } from './upstream-call.ts';
 import type { RoutedCall } from './upstream-routes.ts';
 
 type Calls = UpstreamClient<RoutedCall>;

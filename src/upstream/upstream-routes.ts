@@ -3,7 +3,7 @@
  * (`<domain>/<domain>.upstream-routes.ts`) and assembled by `graph/upstream-routes.ts`. The stack reads only
  * this declaration: `upstream/` itself holds no route path and no domain knowledge.
  */
-import type { RoutePolicy } from './cache-policy.ts';
+import type { RoutePolicy } from './route-policy.ts';
 import type { HttpMethod, UpstreamCall } from './upstream-call.ts';
 import type { LedgerEntry } from './upstream-ledger.ts';
 

@@ -6,7 +6,7 @@
  * the bucket is lost.
  */
 import { describe, expect, it } from 'vitest';
-import { createSharedBuckets } from '../../src/upstream/shared-buckets.ts';
+import { createSharedBuckets } from '../../src/upstream/budget/shared-buckets.ts';
 import { masterOfSlot, nodeSays } from '../support/redis-cluster-launcher.ts';
 import {
   REDIS_CLUSTER_NODES,

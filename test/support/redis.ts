@@ -14,11 +14,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { createRedisClusterConnection } from '../../src/upstream/redis-cluster-connection.ts';
-import {
-  createRedisConnection,
-  type RedisConnection,
-} from '../../src/upstream/redis-connection.ts';
+import { createRedisClusterConnection } from '../../src/redis/redis-cluster-connection.ts';
+import { createRedisConnection, type RedisConnection } from '../../src/redis/redis-connection.ts';
 import { decide, optedOut } from './requirements.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

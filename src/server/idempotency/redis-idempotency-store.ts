@@ -18,9 +18,10 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import type { RedisConnection } from '../../upstream/redis-connection.ts';
+import type { RedisConnection } from '../../redis/redis-connection.ts';
 import { entryBound } from '../../upstream/entry-bound.ts';
-import { createRedisFallback } from '../../upstream/redis-fallback.ts';
+import { createRedisFallback } from '../../redis/redis-fallback.ts';
+import { claimLease } from '../../redis/redis-lease.ts';
 import {
   createMemoryIdempotencyStore,
   type DoneRecord,
@@ -28,6 +29,7 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
 } from './idempotency-store.ts';
+import { redisKeys } from '../../redis/redis-keys.ts';
 
 /** How often what Redis could not take is offered to it again while there is any. */
 export const WRITE_BACK_INTERVAL_MS = 1_000;
@@ -87,7 +89,7 @@ export function createRedisIdempotencyStore(
   const held = createMemoryIdempotencyStore();
   /** Releases Redis could not take: key → the owner whose pending record to delete. */
   const releases = new LRUCache<string, string>(entryBound(MAX_HELD_RELEASES));
-  const redisKey = (key: string) => `${options.prefix}:idempotency:${key}`;
+  const redisKey = (key: string) => redisKeys.idempotency(options.prefix, key);
 
   const either = createRedisFallback({
     usable: () => connection.usable(),
@@ -187,11 +189,8 @@ export function createRedisIdempotencyStore(
       return either(
         async () => {
           for (let attempt = 0; attempt < 3; attempt += 1) {
-            const set = await connection.client.set(redisKey(key), JSON.stringify(pending), {
-              condition: 'NX',
-              expiration: { type: 'PX', value: lockMs },
-            });
-            if (set === 'OK') return undefined;
+            if (await claimLease(connection.client, redisKey(key), JSON.stringify(pending), lockMs))
+              return undefined;
             const existing = parseRecord(await connection.client.get(redisKey(key)));
             if (existing) return existing;
             // Expired between SET and GET: try to claim again.

@@ -23,7 +23,7 @@ import {
   reserveShareOf,
   reservedCalls,
   type CallPriority,
-} from '../../upstream/call-priority.ts';
+} from '../../upstream/budget/call-priority.ts';
 import type { RequestPriority } from '../../upstream/request-scope.ts';
 import {
   upstreamCallBound,

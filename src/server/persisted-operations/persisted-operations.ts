@@ -9,10 +9,11 @@
  */
 import { Keyv } from 'keyv';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RedisConnection } from '../../upstream/redis-connection.ts';
-import { LruKeyvStore } from '../../upstream/lru-keyv-store.ts';
+import type { RedisConnection } from '../../redis/redis-connection.ts';
+import { LruKeyvStore } from '../../upstream/cache/lru-keyv-store.ts';
 import { createKeyvDocumentCache, type DocumentCache } from './document-cache.ts';
 import { loadTrustedDocuments, type TrustedDocuments } from './trusted-documents.ts';
+import { redisKeys } from '../../redis/redis-keys.ts';
 
 /** Options of {@link createPersistedOperations}. */
 export interface PersistedOperationsOptions {
@@ -36,7 +37,7 @@ const MEMORY_STORE_BYTES = 16 * 1024 * 1024;
 
 function apqKeyv(options: PersistedOperationsOptions): Keyv {
   // keyv hands its own namespace to the store, so both get it; the store alone prefixes keys.
-  const namespace = options.redis ? `${options.redis.keyPrefix}:persisted` : undefined;
+  const namespace = options.redis ? redisKeys.persisted(options.redis.keyPrefix) : undefined;
   const keyv = options.redis
     ? new Keyv({
         store: options.redis.connection.keyvStore({

@@ -14,7 +14,7 @@
 import { hash } from 'node:crypto';
 import { stripIgnoredCharacters } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { UpstreamCache } from '../../upstream/upstream-cache.ts';
+import type { UpstreamCache } from '../../upstream/cache/upstream-cache.ts';
 import type { Replayability } from '../../upstream/request-facts.ts';
 
 /** The parts of a request that decide its response. */

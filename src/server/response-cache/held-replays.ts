@@ -14,8 +14,9 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { createRedisFallback } from '../../upstream/redis-fallback.ts';
-import type { RedisConnection } from '../../upstream/redis-connection.ts';
+import { createRedisFallback } from '../../redis/redis-fallback.ts';
+import type { RedisConnection } from '../../redis/redis-connection.ts';
+import { redisKeys } from '../../redis/redis-keys.ts';
 
 export interface HeldReplays {
   /**
@@ -96,7 +97,7 @@ export function createHeldReplays(options: HeldReplaysOptions): HeldReplays {
       either(
         async () =>
           (await redis.client.eval(HOLD_LUA, {
-            keys: [`${options.prefix}:replays:{${credentialId}}`],
+            keys: [redisKeys.replays(options.prefix, credentialId)],
             arguments: [key, String(options.max), String(Math.max(1, Math.ceil(lifetimeMs)))],
           })) as string[],
         () => local(credentialId, key, lifetimeMs),

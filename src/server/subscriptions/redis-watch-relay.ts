@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { WatchAddress, WatchRelay } from '../../kit/watch-relay.ts';
-import type { RedisConnection } from '../../upstream/redis-connection.ts';
+import type { RedisConnection } from '../../redis/redis-connection.ts';
 
 export interface RedisWatchRelayOptions {
   readonly connection: RedisConnection;

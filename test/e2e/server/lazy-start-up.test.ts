@@ -46,7 +46,7 @@ const ON_DEMAND = {
   'Apollo usage-reporting protobuf': '/node_modules/@apollo/usage-reporting-protobuf/',
   'OpenTelemetry SDK': '/node_modules/@opentelemetry/sdk-trace-base/',
   'Redis client': '/node_modules/@redis/client/',
-  // Never, in fact: the transport loads undici's pool by itself (src/upstream/undici-pool.ts).
+  // Never, in fact: the transport loads undici's pool by itself (src/upstream/http/undici-pool.ts).
   "undici's entry point": '/node_modules/undici/index.js',
   "the explorer's file sender": '/node_modules/@fastify/send/',
   // Never: @fastify/static loaded it to list the bundle's folder (explorer-assets.ts).

@@ -35,7 +35,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { recordKeyOf } from '../../../src/server/idempotency/request-fingerprint.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
-import { createRedisClusterConnection } from '../../../src/upstream/redis-cluster-connection.ts';
+import { createRedisClusterConnection } from '../../../src/redis/redis-cluster-connection.ts';
 import { deferred, until, type Deferred } from '../../support/clock.ts';
 import { createCsr } from '../../support/csr.ts';
 import { startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.ts';

@@ -19,7 +19,7 @@ import { createLogger } from '../../../src/server/logger.ts';
 import {
   UNPROVEN_CALLS_IN_FLIGHT,
   UNPROVEN_CALLS_PER_CLIENT,
-} from '../../../src/upstream/unproven-gate.ts';
+} from '../../../src/upstream/budget/unproven-gate.ts';
 import { deferred, until, type Deferred } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { startSimulator } from '../../support/simulator-harness.ts';

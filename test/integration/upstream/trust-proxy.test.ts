@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
-import { UNPROVEN_CALLS_PER_CLIENT } from '../../../src/upstream/unproven-gate.ts';
+import { UNPROVEN_CALLS_PER_CLIENT } from '../../../src/upstream/budget/unproven-gate.ts';
 import { deferred, until } from '../../support/clock.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 

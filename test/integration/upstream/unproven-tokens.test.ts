@@ -26,7 +26,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { createGateway, type Gateway } from '../../../src/server/create-gateway.ts';
 import { createLogger } from '../../../src/server/logger.ts';
-import { UNPROVEN_CALLS_PER_CLIENT } from '../../../src/upstream/unproven-gate.ts';
+import { UNPROVEN_CALLS_PER_CLIENT } from '../../../src/upstream/budget/unproven-gate.ts';
 import { startSimulator, type RunningSimulator } from '../../support/simulator-harness.ts';
 import { deferred, until, type Deferred } from '../../support/clock.ts';
 import {

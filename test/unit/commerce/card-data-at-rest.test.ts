@@ -16,16 +16,16 @@ import {
 } from '../../../src/commerce/transaction-presentation.ts';
 import { COMMERCE_ROUTES } from '../../../src/commerce/commerce.upstream-routes.ts';
 import { upstreamRoutes } from '../../../src/graph/upstream-routes.ts';
-import { createCacheKeyer } from '../../../src/upstream/cache-key.ts';
-import { createCachePolicy } from '../../../src/upstream/cache-policy.ts';
-import { createCachedUpstreamClient } from '../../../src/upstream/cached-upstream-client.ts';
+import { createCacheKeyer } from '../../../src/upstream/cache/cache-key.ts';
+import { createCachePolicy } from '../../../src/upstream/cache/cache-policy.ts';
+import { createCachedUpstreamClient } from '../../../src/upstream/cache/cached-upstream-client.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import { createRedactingClient } from '../../../src/upstream/redacting-client.ts';
 import { createRouteLookup } from '../../../src/upstream/route-lookup.ts';
-import { createUpstreamCache } from '../../../src/upstream/upstream-cache.ts';
-import { createSingleflight } from '../../../src/upstream/singleflight.ts';
+import { createUpstreamCache } from '../../../src/upstream/cache/upstream-cache.ts';
+import { createSingleflight } from '../../../src/upstream/cache/singleflight.ts';
 import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
-import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
+import type { UpstreamClient } from '../../../src/upstream/upstream-call.ts';
 import {
   CANARY_CARD_NUMBER,
   CANARY_VALUES,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createCommerceApi } from '../../../src/commerce/commerce.api.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
-import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
+import type { UpstreamClient } from '../../../src/upstream/upstream-call.ts';
 
 const credential = createCredentialFactory('unit-test-secret-0123456789')('demo-token');
 const STORE = '11111111-1111-4111-8111-111111111111';

@@ -10,7 +10,7 @@ import {
   cacheKinds,
   createCachePolicy,
   type CacheDecision,
-} from '../../../src/upstream/cache-policy.ts';
+} from '../../../src/upstream/cache/cache-policy.ts';
 import { createRouteTable, routeKey } from '../../../src/upstream/upstream-routes.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
 import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';

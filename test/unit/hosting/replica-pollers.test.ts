@@ -19,7 +19,7 @@ import { createRedisWatchRelay } from '../../../src/server/subscriptions/redis-w
 import {
   createRedisConnection,
   type RedisConnection,
-} from '../../../src/upstream/redis-connection.ts';
+} from '../../../src/redis/redis-connection.ts';
 import {
   DEAD_REDIS_URL,
   connectTestRedis,

@@ -1,7 +1,10 @@
 /** The whole-response cache's replay check: a write invalidates a kept replay at once. */
 import { describe, expect, it, vi } from 'vitest';
 import { createGraphqlResponseCache } from '../../../src/server/response-cache/graphql-response-cache.ts';
-import { createUpstreamCache, type UpstreamCache } from '../../../src/upstream/upstream-cache.ts';
+import {
+  createUpstreamCache,
+  type UpstreamCache,
+} from '../../../src/upstream/cache/upstream-cache.ts';
 
 const memoryCache = () =>
   createUpstreamCache({ store: { type: 'memory', maxBytes: 1024 * 1024 }, tagTtlMs: 600_000 });

@@ -9,7 +9,7 @@ import {
   createHeldReplays,
   type HeldReplays,
 } from '../../../src/server/response-cache/held-replays.ts';
-import type { RedisConnection } from '../../../src/upstream/redis-connection.ts';
+import type { RedisConnection } from '../../../src/redis/redis-connection.ts';
 import {
   keysUnder,
   testPrefix,

@@ -15,7 +15,7 @@ import type {
   PendingRecord,
 } from '../../../src/server/idempotency/idempotency-store.ts';
 import { createRedisIdempotencyStore } from '../../../src/server/idempotency/redis-idempotency-store.ts';
-import type { RedisConnection } from '../../../src/upstream/redis-connection.ts';
+import type { RedisConnection } from '../../../src/redis/redis-connection.ts';
 import { testPrefix, testRedisAvailable, useTestRedis } from '../../support/redis.ts';
 
 const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;

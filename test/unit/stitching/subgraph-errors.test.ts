@@ -4,7 +4,7 @@ import { formatGraphQLError } from '../../../src/errors/graphql-errors.ts';
 import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
 import type { GatewayContext } from '../../../src/kit/request-context.ts';
 import type { SubgraphClient } from '../../../src/stitching/subgraph-client.ts';
-import { freezeDeep } from '../../../src/upstream/frozen-value.ts';
+import { freezeDeep } from '../../../src/upstream/cache/frozen-value.ts';
 
 const STORE = '11111111-1111-4111-8111-111111111111';
 

@@ -7,10 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/errors/error-codes.ts';
 import { isClientGone, sharedInterest } from '../../../src/upstream/call-interest.ts';
-import { createMemoryBucketStore } from '../../../src/upstream/memory-bucket-store.ts';
-import { createSingleflight } from '../../../src/upstream/singleflight.ts';
-import { createTokenBucketLimiter } from '../../../src/upstream/token-bucket.ts';
-import { createUnprovenGate } from '../../../src/upstream/unproven-gate.ts';
+import { createMemoryBucketStore } from '../../../src/upstream/budget/memory-bucket-store.ts';
+import { createSingleflight } from '../../../src/upstream/cache/singleflight.ts';
+import { createTokenBucketLimiter } from '../../../src/upstream/budget/token-bucket.ts';
+import { createUnprovenGate } from '../../../src/upstream/budget/unproven-gate.ts';
 import { deferred, manualClock } from '../../support/clock.ts';
 
 const settledOf = <T>(promise: Promise<T>) => {

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { describe, expect, it } from 'vitest';
 import { entryBound } from '../../../src/upstream/entry-bound.ts';
-import { LruKeyvStore } from '../../../src/upstream/lru-keyv-store.ts';
+import { LruKeyvStore } from '../../../src/upstream/cache/lru-keyv-store.ts';
 
 describe('entryBound', () => {
   it('holds at most that many entries, the least recently used going first', () => {

@@ -2,8 +2,8 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { UpstreamError } from '../../../src/errors/gateway-errors.ts';
 import { formatGraphQLError, toUserErrors } from '../../../src/errors/graphql-errors.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
-import type { RawResponse, Transport } from '../../../src/upstream/http-transport.ts';
-import { backoffDelayMs, DEFAULT_RETRY_POLICY } from '../../../src/upstream/retry-policy.ts';
+import type { RawResponse, Transport } from '../../../src/upstream/transport.ts';
+import { backoffDelayMs, DEFAULT_RETRY_POLICY } from '../../../src/upstream/http/retry-policy.ts';
 import type { UpstreamCall } from '../../../src/upstream/upstream-call.ts';
 import { createUpstreamClient } from '../../../src/upstream/upstream-client.ts';
 

@@ -8,11 +8,11 @@ import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
-import { cacheFor, invalidates } from '../../../src/upstream/cache-policy.ts';
+import { cacheFor, invalidates } from '../../../src/upstream/route-policy.ts';
 import { createUpstreamStack } from '../../../src/upstream/create-upstream-stack.ts';
 import { createCredentialFactory } from '../../../src/upstream/credential.ts';
-import type { RawResponse, Transport } from '../../../src/upstream/http-transport.ts';
-import type { UpstreamClient } from '../../../src/upstream/upstream-client.ts';
+import type { RawResponse, Transport } from '../../../src/upstream/transport.ts';
+import type { UpstreamClient } from '../../../src/upstream/upstream-call.ts';
 import { assembleLayers, type UpstreamLayer } from '../../../src/upstream/upstream-layers.ts';
 import {
   createRouteTable,

@@ -1,0 +1,169 @@
+/**
+ * One HTTP attempt against the upstream origin over an undici keep-alive pool: connect, headers and
+ * body timeouts, an abort signal carrying the operation's deadline, JSON in and out, and a cap on the
+ * response body size. Retries and error policy live in `upstream-client.ts`.
+ */
+import { Pool, errors as undiciErrors } from './undici-pool.ts';
+import { UpstreamError } from '../../errors/gateway-errors.ts';
+import { buildQuery, fillRoute, isStreamBody, type UpstreamCall } from '../upstream-call.ts';
+import { routeLabel, type Transport } from '../transport.ts';
+
+export interface TransportOptions {
+  readonly baseUrl: string;
+  readonly connectTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly connections: number;
+}
+
+/**
+ * The pool closes after the gateway has answered (or cut) every client request, so what is still
+ * under way has nobody waiting; a write among it gets a moment to land before it is aborted.
+ */
+const CLOSE_GRACE_MS = 2_000;
+
+function flattenHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers)) {
+    if (value !== undefined)
+      flat[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+export function createTransport(options: TransportOptions): Transport {
+  const base = new URL(options.baseUrl);
+  const basePath = base.pathname.replace(/\/$/, '');
+  const pool = new Pool(base.origin, {
+    connections: options.connections,
+    connect: { timeout: options.connectTimeoutMs },
+    headersTimeout: options.headersTimeoutMs,
+    bodyTimeout: options.bodyTimeoutMs,
+    keepAliveTimeout: 10_000,
+  });
+
+  /** The path to request, refusing anything that would carry the token to another origin. */
+  const pathFor = (call: UpstreamCall): string => {
+    const filled = fillRoute(call.route, call.params);
+    if (/^[a-z][a-z0-9+.-]*:|^\/\//i.test(filled)) {
+      const target = new URL(filled, base);
+      if (target.origin !== base.origin) {
+        throw new UpstreamError({
+          kind: 'refused',
+          method: call.method,
+          route: call.route,
+          message: 'Refusing to send a credential to an origin other than the configured upstream',
+        });
+      }
+      return `${target.pathname}${target.search}`;
+    }
+    return `${basePath}${filled}${buildQuery(call.query)}`;
+  };
+
+  const failure = (call: UpstreamCall, error: unknown, signal: AbortSignal): UpstreamError => {
+    if (error instanceof UpstreamError) return error;
+    const e = error as { code?: string; name?: string; message?: string };
+    const timedOut =
+      signal.aborted ||
+      e.name === 'TimeoutError' ||
+      error instanceof undiciErrors.HeadersTimeoutError ||
+      error instanceof undiciErrors.BodyTimeoutError ||
+      error instanceof undiciErrors.ConnectTimeoutError;
+    return new UpstreamError({
+      kind: timedOut ? 'timeout' : 'network',
+      method: call.method,
+      route: call.route,
+      message: timedOut
+        ? `Upstream did not answer ${routeLabel(call)} in time`
+        : `Upstream connection failed for ${routeLabel(call)} (${e.code ?? e.name ?? 'error'})`,
+      cause: error,
+    });
+  };
+
+  return {
+    async send(call, signal) {
+      const path = pathFor(call);
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        'user-agent': 'weft-gateway',
+        ...call.headers,
+        authorization: call.credential.authorizationHeader(),
+      };
+      let body: string | NodeJS.ReadableStream | undefined;
+      if (isStreamBody(call.body)) {
+        body = call.body.stream;
+        headers['content-type'] = call.body.contentType;
+      } else if (call.body !== undefined) {
+        body = JSON.stringify(call.body);
+        headers['content-type'] = 'application/json';
+      }
+      try {
+        const response = await pool.request({
+          path,
+          method: call.method,
+          headers,
+          body: body as string,
+          signal,
+        });
+        const responseHeaders = flattenHeaders(response.headers);
+        const declared = Number(responseHeaders['content-length'] ?? 0);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const tooLarge = () =>
+          new UpstreamError({
+            kind: 'too-large',
+            method: call.method,
+            route: call.route,
+            status: response.statusCode,
+            message: `Upstream response to ${routeLabel(call)} exceeds ${options.maxResponseBytes} bytes`,
+          });
+        if (declared > options.maxResponseBytes) {
+          response.body.destroy();
+          throw tooLarge();
+        }
+        for await (const chunk of response.body) {
+          size += (chunk as Buffer).length;
+          if (size > options.maxResponseBytes) {
+            response.body.destroy();
+            throw tooLarge();
+          }
+          chunks.push(chunk as Buffer);
+        }
+        const text = Buffer.concat(chunks).toString('utf8');
+        const isJson = /json/i.test(responseHeaders['content-type'] ?? '');
+        let parsed: unknown = text === '' ? undefined : text;
+        if (isJson && text !== '') {
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = text;
+          }
+        }
+        return { status: response.statusCode, headers: responseHeaders, body: parsed };
+      } catch (error) {
+        throw failure(call, error, signal);
+      }
+    },
+
+    async probe(signal) {
+      try {
+        const response = await pool.request({ path: basePath || '/', method: 'HEAD', signal });
+        await response.body.dump();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    async close() {
+      const closed = pool.close().then(() => true);
+      const graceOver = new Promise<false>((resolve) =>
+        setTimeout(resolve, CLOSE_GRACE_MS, false).unref(),
+      );
+      if (!(await Promise.race([closed, graceOver]))) await pool.destroy();
+    },
+  };
+}
