@@ -70,7 +70,8 @@ module.exports = {
     ...upward,
     {
       name: 'no-import-across-domains',
-      comment: 'a domain reaches another only through the layers below both (kit, watching, upstream)',
+      comment:
+        'a domain reaches another only through the layers below both (kit, watching, upstream)',
       severity: 'error',
       from: { path: '^src/(certificates|hosting|commerce|stitching)/' },
       to: {
