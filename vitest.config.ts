@@ -25,7 +25,7 @@ const CLUSTER_FILES = [
   'test/unit/server/held-replays.test.ts',
   'test/unit/redis/redis-pub-sub.test.ts',
   'test/unit/upstream/cache/cross-replica-flight.test.ts',
-  'test/unit/hosting/replica-pollers.test.ts',
+  'test/unit/watching/replica-pollers.test.ts',
   'test/integration/server/idempotency.test.ts',
   'test/unit/server/redis-idempotency-store.test.ts',
   'test/integration/server/persisted-operations.test.ts',

@@ -1,13 +1,13 @@
 /**
  * Hosting subscriptions: each subscriber joins the shared poller of its credential and resource
- * (kit/shared-pollers.ts; what each watches: hosting-watches.ts). A poll failure arrives as an
+ * (watching/poller-registry.ts; what each watches: hosting-watches.ts). A poll failure arrives as an
  * event and is thrown from `resolve`, so it reaches the client as that event's GraphQL error (typed
  * and formatted like any other) and the stream ends.
  */
 import type { Resolvers } from '../generated/resolvers.ts';
 import { watchDeployment, watchJob, watchSourceUpload } from './hosting-watches.ts';
-import type { WatchEvent } from '../kit/shared-pollers.ts';
-import { eventState } from '../kit/watch-events.ts';
+import type { WatchEvent } from '../watching/watch-spec.ts';
+import { eventState } from '../watching/watch-events.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
 
 const stateOf = <T>(

@@ -18,7 +18,7 @@ import {
   type AppJobParent,
   type AppSourceUploadParent,
 } from './hosting.mappers.ts';
-import type { WatchSpec } from '../kit/shared-pollers.ts';
+import type { WatchSpec } from '../watching/watch-spec.ts';
 import { hostingOf } from './hosting.request.ts';
 
 /** Credential id first: two tokens never share a poller, two subscribers of one token always do. */

@@ -11,7 +11,7 @@ import type { RequestFacts } from '../upstream/request-facts.ts';
 import type { RequestScope, TraceHolder } from '../upstream/request-scope.ts';
 import type { LedgerReport } from '../upstream/upstream-ledger.ts';
 import type { UpstreamClient } from '../upstream/upstream-call.ts';
-import type { PollerRegistry } from './shared-pollers.ts';
+import type { PollerRegistry } from '../watching/poller-registry.ts';
 
 /** What a transport knows of one request when it makes the context. */
 export interface RequestFields extends RequestScope {

@@ -35,9 +35,9 @@ function trustProxyOf(value: string | undefined): FastifyServerOptions['trustPro
 }
 import { createGatewayContext, type GatewayContext } from '../kit/request-context.ts';
 import { storeIdHeaderOf } from '../stitching/store-routing.ts';
-import { createPollerRegistry } from '../kit/shared-pollers.ts';
+import { createPollerRegistry } from '../watching/poller-registry.ts';
 import { registerSubscriptionTransports } from './subscriptions/subscription-transports.ts';
-import { createRedisWatchRelay } from './subscriptions/redis-watch-relay.ts';
+import { createRedisWatchRelay } from '../watching/redis-watch-relay.ts';
 import { registerHealthRoutes } from './health.routes.ts';
 import { createProductionPolicy } from './production-policy.ts';
 import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.ts';

@@ -86,7 +86,7 @@ export const fieldPath = new AsyncLocalStorage<FieldAskers>();
 
 /**
  * The ledger of work outside a request's own scope — a subscription's shared poller — for the
- * calls made within it (`kit/shared-pollers.ts`): a request's own ledger comes first.
+ * calls made within it (`watching/`): a request's own ledger comes first.
  */
 export const activeLedger = new AsyncLocalStorage<UpstreamLedger>();
 

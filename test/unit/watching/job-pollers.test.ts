@@ -3,11 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { until } from '../../support/clock.ts';
 import { ErrorCode } from '../../../src/errors/error-codes.ts';
 import { GatewayError, UpstreamError } from '../../../src/errors/gateway-errors.ts';
-import {
-  createPollerRegistry,
-  type WatchEvent,
-  type WatchSpec,
-} from '../../../src/kit/shared-pollers.ts';
+import { createPollerRegistry } from '../../../src/watching/poller-registry.ts';
+import type { WatchEvent, WatchSpec } from '../../../src/watching/watch-spec.ts';
 
 const options = { minIntervalMs: 5, maxIntervalMs: 20, maxLifetimeMs: 10_000 };
 

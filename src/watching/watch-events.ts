@@ -1,15 +1,24 @@
 /**
- * What a subscription's `resolve` makes of a shared poller's event (`shared-pollers.ts`): its state
+ * What a subscription's `resolve` makes of a shared poller's event (`watch-spec.ts`): its state
  * (an error event throws, so it reaches the client as that event's GraphQL error), and the event's
  * ledger handed to the transport when the subscriber asked for ledgers (docs/ledger.md).
  *
  * A poller is shared, so its ledger cannot know whose budget to name: the subscriber's credential's
  * budget is read here, as the event is resolved for it (a snapshot: no upstream call, no token).
  */
-import type { GatewayContext } from './request-context.ts';
-import type { WatchEvent } from './shared-pollers.ts';
+import type { BudgetTracker } from '../upstream/budget-tracker.ts';
+import type { RequestScope } from '../upstream/request-scope.ts';
+import type { LedgerReport } from '../upstream/upstream-ledger.ts';
+import type { WatchEvent } from './watch-spec.ts';
 
-export function eventState<T>(event: WatchEvent<T>, context: GatewayContext): T | Promise<T> {
+/** What an event's resolve reads of the request's context (kit/request-context.ts). */
+export interface EventContext extends Pick<RequestScope, 'credential'> {
+  /** Present when the subscriber asked for ledgers: the transport reads the event's from it. */
+  readonly eventLedger?: { latest: LedgerReport | undefined } | undefined;
+  readonly budget: Pick<BudgetTracker, 'snapshot'>;
+}
+
+export function eventState<T>(event: WatchEvent<T>, context: EventContext): T | Promise<T> {
   const { eventLedger, credential } = context;
   if (!eventLedger || !event.upstream || !credential) {
     if (eventLedger) eventLedger.latest = event.upstream;

@@ -1,6 +1,6 @@
 /**
- * The Redis side of one poll loop per watched resource across replicas (`kit/watch-relay.ts`,
- * `kit/shared-pollers.ts`). Per watch, under `<prefix>:watch:{<credential id>}:<digest>`:
+ * The Redis side of one poll loop per watched resource across replicas (`watch-relay.ts`,
+ * `replica-roles.ts`). Per watch, under `<prefix>:watch:{<credential id>}:<digest>`:
  *
  * - `…:lease` — which poller polls (a replica id and a counter), with a TTL the holder renews;
  * - `…:latest` — the last state or error announced (JSON), for replicas that join late or missed it;
@@ -12,8 +12,8 @@
  * compare-and-delete are one-key scripts sent whole (EVAL), so no node can lack them.
  */
 import { createHash } from 'node:crypto';
-import type { WatchAddress, WatchRelay } from '../../kit/watch-relay.ts';
-import type { RedisConnection } from '../../redis/redis-connection.ts';
+import type { WatchAddress, WatchRelay } from './watch-relay.ts';
+import type { RedisConnection } from '../redis/redis-connection.ts';
 
 export interface RedisWatchRelayOptions {
   readonly connection: RedisConnection;

@@ -12,10 +12,9 @@ import { UpstreamError } from '../../../src/errors/gateway-errors.ts';
 import {
   createPollerRegistry,
   type PollerRegistry,
-  type WatchEvent,
-  type WatchSpec,
-} from '../../../src/kit/shared-pollers.ts';
-import { createRedisWatchRelay } from '../../../src/server/subscriptions/redis-watch-relay.ts';
+} from '../../../src/watching/poller-registry.ts';
+import { createRedisWatchRelay } from '../../../src/watching/redis-watch-relay.ts';
+import type { WatchEvent, WatchSpec } from '../../../src/watching/watch-spec.ts';
 import {
   createRedisConnection,
   type RedisConnection,

@@ -1,13 +1,8 @@
 /**
- * What the shared pollers need from Redis to run one poll loop per watched resource across replicas
- * (`shared-pollers.ts`; the Redis side: `server/subscriptions/redis-watch-relay.ts`): a lease that
- * says which replica polls, the watch's latest message kept for replicas that join late or missed
- * one, and a channel on which the holder announces each new state. A narrow interface, so that the
- * kit does not know Redis.
- *
- * Messages are JSON. A state message carries the resource as that credential reads it (the watch's
- * keys and channel are the credential's, by its HMAC id: never a token); an error message carries
- * the typed error as the client would see it. Nothing else is sent.
+ * The messages replicas send one another about a watch (`watch-relay.ts` carries them). Messages
+ * are JSON. A state message carries the resource as that credential reads it (the watch's keys and
+ * channel are the credential's, by its HMAC id: never a token); an error message carries the typed
+ * error as the client would see it. Nothing else is sent.
  */
 import type { ClientErrorCode } from '../errors/error-codes.ts';
 import {
@@ -17,34 +12,6 @@ import {
   type UpstreamFieldError,
 } from '../errors/gateway-errors.ts';
 import type { LedgerReport } from '../upstream/upstream-ledger.ts';
-
-/** Which watch: the credential's HMAC id (its keys' hash tag) and the poller's key. */
-export interface WatchAddress {
-  readonly credentialId: string;
-  readonly key: string;
-}
-
-export interface WatchRelay {
-  /** Whether Redis can take commands now. */
-  usable(): Promise<boolean>;
-  /**
-   * Takes the watch's lease for `holder` for `ttlMs` when nobody holds it, or extends it when
-   * `holder` holds it already; true when `holder` holds it now. Throws when Redis does not answer.
-   */
-  claim(watch: WatchAddress, holder: string, ttlMs: number): Promise<boolean>;
-  /** Gives the lease up if `holder` still holds it; true when it did. */
-  release(watch: WatchAddress, holder: string): Promise<boolean>;
-  /** Keeps `message` as the watch's latest for `keepMs` and publishes it to the listening replicas. */
-  announce(watch: WatchAddress, message: string, keepMs: number): Promise<void>;
-  /** Publishes `message` without keeping it. */
-  publish(watch: WatchAddress, message: string): Promise<void>;
-  /** The latest message kept, if any. */
-  latest(watch: WatchAddress): Promise<string | undefined>;
-  /** Drops the latest message kept (a new watch starts: an old watch's last word is not its). */
-  forget(watch: WatchAddress): Promise<void>;
-  /** Hears the watch's messages until the returned function is called. */
-  listen(watch: WatchAddress, listener: (message: string) => void): Promise<() => Promise<void>>;
-}
 
 /** A typed error as it travels between replicas. */
 type WireError =
