@@ -47,6 +47,8 @@ export class ReplicaRoles {
   #checking = false;
   /** A replica that took the lease over announces its first poll even when nothing changed. */
   #announceNext = false;
+  /** Announcements heard so far: a kept state read while one arrived may be older than it. */
+  #heard = 0;
 
   readonly #sharing: WatchSharing;
   readonly #watch: RoleHost;
@@ -207,13 +209,22 @@ export class ReplicaRoles {
       if (this.#role === 'follower') this.#checkSoon(0);
       return;
     }
+    this.#heard += 1;
     this.#watch.relayed(message, false);
   }
 
+  /**
+   * Relays the state kept, unless an announcement arrived while it was read: the holder keeps a
+   * state before it publishes it (on a cluster, through another node), so the one heard is at least
+   * as new as the one read, and any newer is still to be heard. Relayed, the older would be pushed
+   * again after the newer.
+   */
   async #readKept(joining: boolean): Promise<void> {
     const sharing = this.#sharing;
+    const heardBefore = this.#heard;
     const kept = await sharing.channel.latest(sharing.address);
     if (kept === undefined || this.#watch.stopped() || this.#role !== 'follower') return;
+    if (this.#heard !== heardBefore) return;
     const message = decodeRelayMessage(kept);
     if (message && message.type !== 'released') this.#watch.relayed(message, joining);
   }
