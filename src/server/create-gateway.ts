@@ -53,6 +53,7 @@ import { createGatewayMetrics } from '../observability/metrics.ts';
 import { registerMetricsRoute } from '../observability/metrics.routes.ts';
 import { observabilityPlugin } from './observability-plugin.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { asksForLedger } from './ledger-header.ts';
 import { registerProxyWarnings } from './proxy-warnings.ts';
 import { AccessLogController } from './access-log.ts';
 import { createDrainDeadline, drainSchedule } from './shutdown/drain-deadline.ts';
@@ -136,7 +137,7 @@ export async function createGateway(
   });
   const contextDeps = { upstream, budget, pollers };
   /**
-   * A request's facts: with a ledger when it asks to see its upstream calls (`Weft-Trace: 1`,
+   * A request's facts: with a ledger when it asks to see its upstream calls (`Weft-Ledger: 1`,
    * docs/ledger.md) or when metrics count them per operation.
    */
   const factsOf = (listed: boolean) =>
@@ -301,8 +302,8 @@ export async function createGateway(
           clientAddress: request.ip,
           logger: request.log,
           storeIdHeader: storeIdHeaderOf(request.headers),
-          // `Weft-Trace: 1`: the response lists the request's upstream calls (docs/ledger.md).
-          facts: factsOf(request.headers['weft-trace'] === '1'),
+          // `Weft-Ledger: 1`: the response lists the request's upstream calls (docs/ledger.md).
+          facts: factsOf(asksForLedger(request.headers)),
           trace: tracing ? { span: tracing.requestSpan(request) } : undefined,
           replayKey: request.replayKey,
           noteOperation: (fields) => {

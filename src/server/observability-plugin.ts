@@ -56,7 +56,7 @@ export function observabilityPlugin(
           (performance.now() - started) / 1000,
         );
         if (!operationSpan || !tracing) return;
-        // The ledger, when the request keeps one (metrics on, or `Weft-Trace: 1`), once every call
+        // The ledger, when the request keeps one (metrics on, or `Weft-Ledger: 1`), once every call
         // it opened has ended: the calls served without the upstream have no attempt span.
         const ledger = contextValue.facts?.ledger;
         if (ledger) await ledger.settled();

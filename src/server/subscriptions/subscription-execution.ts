@@ -150,7 +150,7 @@ export function formatSubscriptionResult(
 ): FormattedExecutionResult {
   const ledger = context.eventLedger?.latest;
   if (ledger) {
-    // The polls this event took (`Weft-Trace: 1`), once: the next event has its own.
+    // The polls this event took (`Weft-Ledger: 1`), once: the next event has its own.
     context.eventLedger!.latest = undefined;
     result = {
       ...result,
