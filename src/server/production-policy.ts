@@ -24,6 +24,7 @@ import { createRedisIdempotencyStore } from './idempotency/redis-idempotency-sto
 import { operationLimitsOf } from './limits/operation-limits.ts';
 import { createOperationPipeline, type OperationPipeline } from './operation-pipeline.ts';
 import { callBounds } from '../graph/call-bounds.ts';
+import { demandControlPlugin } from './demand-control/demand-control.plugin.ts';
 import { createPersistedOperations } from './persisted-operations/persisted-operations.ts';
 import type { TrustedDocuments } from './persisted-operations/trusted-documents.ts';
 
@@ -118,6 +119,9 @@ export async function createProductionPolicy(
     apqRegistration,
     plugins: [
       pipeline.apolloPlugin(),
+      ...(pipeline.callPolicy
+        ? [demandControlPlugin(pipeline.callPolicy, pipeline.passedChecks)]
+        : []),
       idempotencyPlugin({
         store,
         ttlMs: config.IDEMPOTENCY_TTL_SEC * 1000,

@@ -12,7 +12,7 @@ import { graphqlParamsOf } from '../graphql-params.ts';
 import type { RequestCredential } from '../request-credential.ts';
 import { jsonResponseType } from '../graphql-route/media-types.ts';
 import { asksForLedger, LEDGER_HEADERS } from '../ledger-header.ts';
-import { ESTIMATE_HEADER } from '../limits/upstream-call-policy.ts';
+import { ESTIMATE_HEADER } from '../demand-control/upstream-call-policy.ts';
 import type { GraphqlResponseCache, Replay } from './graphql-response-cache.ts';
 import type { HeldReplays } from './held-replays.ts';
 import type { ResultEncoding } from './result-encoding.ts';
