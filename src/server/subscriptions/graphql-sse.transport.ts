@@ -73,7 +73,7 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
           logger: req.raw.log,
           eventLedger: contexts.get(req.raw)?.eventLedger,
         },
-        options.formatOptions,
+        options.errors,
       );
       for (const code of errorCodesOf(formatted.errors)) sentCodes.get(req.raw)?.add(code);
       return formatted as unknown as SseExecutionResult;

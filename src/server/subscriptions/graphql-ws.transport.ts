@@ -17,7 +17,6 @@ import type { GatewayContext } from '../../kit/request-context.ts';
 import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import { asksForLedger, paramsAskForLedger } from '../ledger-header.ts';
 import {
-  formatRequestErrors,
   formatSubscriptionResult,
   prepareSubscription,
   type SubscriptionExecutionOptions,
@@ -128,7 +127,7 @@ export function createGraphQLWs(options: GraphQLWsOptions): GraphQLWsTransport {
         const formatted = formatSubscriptionResult(
           result,
           args.contextValue as GatewayContext,
-          options.formatOptions,
+          options.errors,
         );
         for (const code of errorCodesOf(formatted.errors)) entry?.errorCodes.add(code);
         return formatted;
@@ -139,7 +138,7 @@ export function createGraphQLWs(options: GraphQLWsOptions): GraphQLWsTransport {
       },
       onError: (_ctx, _id, payload, errors) => {
         const requestId = randomUUID();
-        const formatted = formatRequestErrors(errors, requestId, options.formatOptions);
+        const formatted = options.errors.all(errors, requestId);
         // The refusal's request id leads to a log line, as over HTTP.
         options.logger.info(
           {

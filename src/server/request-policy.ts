@@ -1,8 +1,8 @@
 /**
- * The gateway's production policy, assembled in one place (docs/security.md): the operation
- * pipeline (limits, trusted documents), persisted operations (APQ), idempotent mutations and the
- * self-hosted explorer. `create-gateway.ts` hands them to Apollo, the GraphQL route and the
- * subscription transports.
+ * What every request meets, assembled in one place (docs/security.md), in development as in
+ * production: the operation pipeline (limits, trusted documents), persisted operations (APQ),
+ * idempotent mutations and the self-hosted explorer. `create-gateway.ts` hands them to Apollo (its
+ * plugin list is apollo/apollo-plugins.ts), the GraphQL route and the subscription transports.
  */
 import type { ApolloServerOptions, ApolloServerPlugin } from '@apollo/server';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -24,7 +24,6 @@ import { createRedisIdempotencyStore } from './idempotency/redis-idempotency-sto
 import { operationLimitsOf } from './limits/operation-limits.ts';
 import { createOperationPipeline, type OperationPipeline } from './operation-pipeline.ts';
 import { callBounds } from '../graph/call-bounds.ts';
-import { demandControlPlugin } from './demand-control/demand-control.plugin.ts';
 import { createPersistedOperations } from './persisted-operations/persisted-operations.ts';
 import type { TrustedDocuments } from './persisted-operations/trusted-documents.ts';
 
@@ -32,14 +31,14 @@ import type { TrustedDocuments } from './persisted-operations/trusted-documents.
 const IDEMPOTENCY_LOCK_MS = 5 * 60_000;
 
 /** What `create-gateway.ts` takes from the policy. */
-export interface ProductionPolicy {
+export interface RequestPolicy {
   /** Options for `new ApolloServer(…)`. */
   readonly apolloOptions: Pick<
     ApolloServerOptions<GatewayContext>,
     'validationRules' | 'parseOptions' | 'persistedQueries'
   >;
-  /** Apollo plugins: the pipeline's operation checks, then idempotency. */
-  readonly plugins: ApolloServerPlugin<GatewayContext>[];
+  /** Idempotent mutations (`Idempotency-Key`), as an Apollo plugin. */
+  readonly idempotency: ApolloServerPlugin<GatewayContext>;
   /** The checks every operation passes, for the GraphQL route and the subscription transports. */
   readonly pipeline: OperationPipeline;
   /** The trusted-documents manifest (TRUSTED_DOCUMENTS_PATH), whose operations MCP may serve. */
@@ -56,7 +55,7 @@ export interface ProductionPolicy {
 }
 
 /** Registers the explorer's assets on `app` and returns the policy's parts. */
-export async function createProductionPolicy(
+export async function createRequestPolicy(
   app: FastifyInstance,
   config: Config,
   logger: FastifyBaseLogger,
@@ -64,7 +63,7 @@ export async function createProductionPolicy(
   /** The upstream stack's connection (one per process); its owner closes it. */
   redis: RedisConnection | undefined,
   credentialOf: RequestCredential,
-): Promise<ProductionPolicy> {
+): Promise<RequestPolicy> {
   const limits = operationLimitsOf(config);
   const persisted = await createPersistedOperations({
     ttlSec: config.APQ_TTL_SEC,
@@ -117,18 +116,12 @@ export async function createProductionPolicy(
     trusted: persisted.trusted,
     explorer,
     apqRegistration,
-    plugins: [
-      pipeline.apolloPlugin(),
-      ...(pipeline.callPolicy
-        ? [demandControlPlugin(pipeline.callPolicy, pipeline.passedChecks)]
-        : []),
-      idempotencyPlugin({
-        store,
-        ttlMs: config.IDEMPOTENCY_TTL_SEC * 1000,
-        waitMs: config.IDEMPOTENCY_WAIT_MS,
-        lockMs: Math.max(IDEMPOTENCY_LOCK_MS, config.IDEMPOTENCY_WAIT_MS),
-      }),
-    ],
+    idempotency: idempotencyPlugin({
+      store,
+      ttlMs: config.IDEMPOTENCY_TTL_SEC * 1000,
+      waitMs: config.IDEMPOTENCY_WAIT_MS,
+      lockMs: Math.max(IDEMPOTENCY_LOCK_MS, config.IDEMPOTENCY_WAIT_MS),
+    }),
     close: async () => {
       store.close();
       stopEpochWatch?.();

@@ -5,10 +5,10 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Span } from '@opentelemetry/api';
-import type { GatewayContext } from '../kit/request-context.ts';
-import { errorsOfPart, followDeferredParts } from './incremental/deferred-parts.ts';
-import type { GatewayMetrics } from '../observability/metrics.ts';
-import type { Tracing } from '../observability/tracing.ts';
+import type { GatewayContext } from '../../kit/request-context.ts';
+import { errorsOfPart, followDeferredParts } from '../incremental/deferred-parts.ts';
+import type { GatewayMetrics } from '../../observability/metrics.ts';
+import type { Tracing } from '../../observability/tracing.ts';
 
 export function observabilityPlugin(
   metrics: GatewayMetrics | undefined,
