@@ -20,8 +20,6 @@ export interface ResponseErrors {
   readonly hideSuggestions: boolean;
   /** Apollo Server's `formatError`: Apollo gave the request's own errors their codes first. */
   readonly formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-  /** One error raised where Apollo does not run, as Apollo Server would have sent it. */
-  one(error: GraphQLError): GraphQLFormattedError;
   /**
    * A result's errors as sent: each formatted and stamped with the request id; with `unexpected`,
    * each one masked as internal (a bug, not a typed failure) is logged under that message, as the
@@ -43,6 +41,7 @@ export const isUnexpected = (error: GraphQLError): boolean =>
   formatGraphQLError(error.toJSON(), error).extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR;
 
 export function createResponseErrors(options: FormatOptions): ResponseErrors {
+  /** One error raised where Apollo does not run, as Apollo Server would have sent it. */
   const one = (error: GraphQLError): GraphQLFormattedError => {
     const formatted = error.toJSON();
     // Errors of the request itself (no path, no original error: bad variables) are the client's,
@@ -60,7 +59,6 @@ export function createResponseErrors(options: FormatOptions): ResponseErrors {
   return {
     hideSuggestions: options.hideSuggestions === true,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, options),
-    one,
     all(errors, requestId, unexpected) {
       const formatted = errors.map((error) => {
         const sent = one(error);
