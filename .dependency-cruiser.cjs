@@ -220,6 +220,29 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/simulator/' },
     },
     {
+      name: 'demand-control-stands-below-its-users',
+      comment:
+        'demand control (src/server/demand-control/) is used by the pipeline, the Apollo plugin list and the MCP tools; it reads none of them',
+      severity: 'error',
+      from: { path: '^src/server/demand-control/' },
+      to: {
+        path: '^src/server/(operation-pipeline|request-policy|create-gateway)\\.ts$|^src/server/(apollo|mcp|graphql-route)/',
+      },
+    },
+    {
+      name: 'one-apollo-plugin-list',
+      comment:
+        "Apollo Server's plugins are listed in one place, in the order they act (src/server/apollo/apollo-plugins.ts), which only the server's construction reads",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/server/apollo/apollo-(server|plugins)\\.ts$' },
+      to: {
+        path: [
+          '^src/server/apollo/apollo-plugins\\.ts$',
+          '(^|/)node_modules/@apollo/server/dist/[^/]+/plugin/disabled/',
+        ],
+      },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(simulator|generated)/' },

@@ -16,7 +16,7 @@ import { Kind, parse, validate, type DocumentNode, type OperationDefinitionNode 
 import { loadConfig } from '../src/config.ts';
 import { buildGatewaySchema } from '../src/graph/build-schema.ts';
 import { callBounds } from '../src/graph/call-bounds.ts';
-import { upstreamCallBound } from '../src/server/limits/upstream-call-bound.ts';
+import { upstreamCallBound } from '../src/server/demand-control/upstream-call-bound.ts';
 import { loadTrustedDocuments } from '../src/server/persisted-operations/trusted-documents.ts';
 
 const USAGE =

@@ -1,7 +1,7 @@
 /**
  * What the upstream-call bound of an operation needs to know about each field (docs/demand.md):
  * declared by the domain next to its routes (`<domain>/<domain>.call-bounds.ts`), assembled by
- * `graph/call-bounds.ts`, read by `server/limits/upstream-call-bound.ts`. Every field whose resolver
+ * `graph/call-bounds.ts`, read by `server/demand-control/upstream-call-bound.ts`. Every field whose resolver
  * may call the upstream has a declaration (a test lists the schema's resolvers against them), so a
  * new field cannot be added without saying what it costs.
  *

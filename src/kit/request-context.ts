@@ -30,7 +30,7 @@ export interface RequestFields extends RequestScope {
    */
   readonly noteOperation?: ((fields: OperationLogFields) => void) | undefined;
   /**
-   * A subscription whose client asked for ledgers (`Weft-Trace: 1`): the ledger of the event being
+   * A subscription whose client asked for ledgers (`Weft-Ledger: 1`): the ledger of the event being
    * sent (the polls it took), read by the transport into the event's `extensions.upstream`.
    */
   readonly eventLedger?: { latest: LedgerReport | undefined } | undefined;

@@ -13,6 +13,7 @@ import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
+import { LEDGER_HEADERS } from './ledger-header.ts';
 
 /** Loopback origins on any port: the development default. */
 const DEVELOPMENT_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*', 'http://[::1]:*'];
@@ -32,7 +33,7 @@ export const CORS_ALLOWED_HEADERS = [
   'x-store-id',
   'idempotency-key',
   'weft-priority',
-  'weft-trace',
+  ...LEDGER_HEADERS,
   'weft-accept-partial',
   'weft-estimate',
   // An MCP client in a page (MCP=on, docs/agents.md) sends the protocol's version after it connects.

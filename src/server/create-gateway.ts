@@ -2,71 +2,41 @@
  * Assembles the gateway: upstream client, schema, Apollo Server on Fastify, health routes.
  * `main.ts` and the tests call {@link createGateway}; nothing here reads the environment.
  */
-import type { createServer as CreateServer } from 'node:http';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerOptions,
-} from 'fastify';
-import { ApolloServer } from '@apollo/server';
-import {
-  ApolloServerPluginCacheControlDisabled,
-  ApolloServerPluginInlineTraceDisabled,
-  ApolloServerPluginLandingPageDisabled,
-} from '@apollo/server/plugin/disabled';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { formatGraphQLError } from '../errors/graphql-errors.ts';
 import { buildGatewaySchema } from '../graph/build-schema.ts';
 import { upstreamRoutes } from '../graph/upstream-routes.ts';
 import { createCredentialFactory } from '../upstream/credential.ts';
 import { createRequestCredential } from './request-credential.ts';
 import { createUpstreamStack } from '../upstream/create-upstream-stack.ts';
 import type { UpstreamClient } from '../upstream/upstream-call.ts';
-import { requestLifecyclePlugin, upstreamFactsPlugin } from './apollo-plugins.ts';
-import { createRequestFacts } from '../upstream/request-facts.ts';
-import { createUpstreamLedger } from '../upstream/upstream-ledger.ts';
-import { requestPriorityOf } from '../upstream/budget/call-priority.ts';
-
-/** `TRUST_PROXY` as Fastify reads it (docs/operations.md "Behind a proxy"). */
-function trustProxyOf(value: string | undefined): FastifyServerOptions['trustProxy'] {
-  if (value === undefined) return false;
-  return value === 'true' ? true : value.split(',');
-}
-import { createGatewayContext, type GatewayContext } from '../kit/request-context.ts';
-import { storeIdHeaderOf } from '../stitching/store-routing.ts';
+import { createGatewayContext } from '../kit/request-context.ts';
 import { createPollerRegistry } from '../watching/poller-registry.ts';
 import { registerSubscriptionTransports } from './subscriptions/subscription-transports.ts';
 import { createRedisWatchRelay } from '../watching/redis-watch-relay.ts';
 import { registerHealthRoutes } from './health.routes.ts';
-import { createProductionPolicy } from './production-policy.ts';
+import { createRequestPolicy } from './request-policy.ts';
 import { createGraphqlResponseCache } from './response-cache/graphql-response-cache.ts';
 import { responseReplayPlugin } from './response-cache/response-replay.hook.ts';
 import { createResultEncoding } from './response-cache/result-encoding.ts';
 import { createHeldReplays } from './response-cache/held-replays.ts';
 import { graphqlRoute } from './graphql-route/graphql-route.plugin.ts';
-import { incrementalDeliveryPlugin } from './incremental/incremental-delivery.plugin.ts';
-import { CSRF_PROOF_HEADERS } from './graphql-route/csrf.ts';
 import { registerCors } from './cors.ts';
 import { startIdleMemoryRelease } from './idle-memory-release.ts';
 import { createGatewayMetrics } from '../observability/metrics.ts';
 import { registerMetricsRoute } from '../observability/metrics.routes.ts';
-import { observabilityPlugin } from './observability-plugin.ts';
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { REQUEST_ID_HEADER } from './request-id.ts';
 import { registerProxyWarnings } from './proxy-warnings.ts';
-import { AccessLogController } from './access-log.ts';
 import { createDrainDeadline, drainSchedule } from './shutdown/drain-deadline.ts';
 import { verifyWithOf } from '../graph/write-verification.ts';
-import { onDemandSchemaCompilers } from './schema-compilers.ts';
+import { createFastifyApp } from './fastify-app.ts';
+import { createApolloServer } from './apollo/apollo-server.ts';
+import { createResponseErrors } from './response-errors.ts';
+import { createRequestContexts } from './request-contexts.ts';
 
 const GRAPHQL_PATH = '/graphql';
 const MCP_PATH = '/mcp';
-
-/**
- * `node:http` as CommonJS: an ES import of it builds a module namespace, whose reading of the
- * exports loads Node's bundled undici behind `http.WebSocket` (~10 ms of every start-up).
- */
-const createServer: typeof CreateServer = process.getBuiltinModule('node:http').createServer;
 
 /**
  * The lease of a watch's poll loop across replicas: two minimum poll intervals, so that a holder that
@@ -135,44 +105,14 @@ export async function createGateway(
         : undefined,
   });
   const contextDeps = { upstream, budget, pollers };
-  /**
-   * A request's facts: with a ledger when it asks to see its upstream calls (`Weft-Trace: 1`,
-   * docs/ledger.md) or when metrics count them per operation.
-   */
-  const factsOf = (listed: boolean) =>
-    createRequestFacts(listed || metrics ? createUpstreamLedger() : undefined, listed);
+  const contexts = createRequestContexts({ services: contextDeps, credentialOf, metrics, tracing });
+  // One formatter of errors for Apollo, answers in parts and subscription events alike.
+  const responseErrors = createResponseErrors({
+    hideSuggestions: config.NODE_ENV === 'production',
+  });
 
   const schema = await buildGatewaySchema();
-  const app = Fastify({
-    // Every socket phase is bounded (docs/security.md "Slow clients"); the check runs every second,
-    // so a slow request is answered 408 within a second of its bound, not Node's default 30 s.
-    serverFactory: (handler) =>
-      createServer(
-        {
-          requestTimeout: config.REQUEST_TIMEOUT_MS,
-          headersTimeout: config.HEADERS_TIMEOUT_MS,
-          keepAliveTimeout: config.KEEPALIVE_TIMEOUT_MS,
-          connectionsCheckingInterval: 1_000,
-        },
-        handler,
-      ),
-    // Fastify sets these on the server too: the same values.
-    requestTimeout: config.REQUEST_TIMEOUT_MS,
-    keepAliveTimeout: config.KEEPALIVE_TIMEOUT_MS,
-    loggerInstance: logger as FastifyBaseLogger,
-    trustProxy: trustProxyOf(config.TRUST_PROXY),
-    genReqId: requestIdOf,
-    // One line per request (access-log.ts).
-    logController: new AccessLogController(),
-    // JSON bodies; multipart uploads are streamed and capped by UPLOAD_MAX_BYTES instead.
-    bodyLimit: config.REQUEST_BODY_LIMIT_BYTES,
-    return503OnClosing: true,
-    // Fastify's 10 s for a plugin to load was seen to run out on a loaded two-core machine (CI with
-    // Chromium and 100 MiB uploads beside it); a start-up that hangs still fails, later.
-    pluginTimeout: 30_000,
-    // ajv and fast-json-stringify load only if a route declares a schema (none does).
-    schemaController: { compilersFactory: onDemandSchemaCompilers },
-  });
+  const app = createFastifyApp(config, logger as FastifyBaseLogger);
   app.decorateRequest('operationLog', undefined);
   // Memory a burst grew is given back in the next quiet moment (docs/operations.md "Memory").
   const memoryRelease = startIdleMemoryRelease({
@@ -199,7 +139,7 @@ export async function createGateway(
   // Which web origins' pages may call the graph (before any route: preflights end here).
   await registerCors(app, config);
   // The operation pipeline, persisted operations, idempotency, explorer (docs/security.md).
-  const policy = await createProductionPolicy(
+  const policy = await createRequestPolicy(
     app,
     config,
     app.log,
@@ -216,50 +156,29 @@ export async function createGateway(
   // What answers an operation the shutdown deadline catches still executing.
   const drain = createDrainDeadline({ verifyWithOf });
 
-  const apollo = new ApolloServer<GatewayContext>({
+  const apollo = createApolloServer({
+    config,
     schema,
-    introspection: config.INTROSPECTION,
-    // A request with any of these headers cannot be a simple cross-site request (graphql-route/csrf.ts).
-    csrfPrevention: { requestHeaders: [...CSRF_PROOF_HEADERS] },
-    // Weft owns the signals (main.ts): Apollo's handler would re-raise SIGTERM after its own stop
-    // and kill the process before the drain, Redis and tracing are done.
-    stopOnTerminationSignals: false,
-    allowBatchedHttpRequests: false,
-    includeStacktraceInErrorResponses: false,
-    stringifyResult: resultEncoding.stringifyResult,
-    formatError: (formatted, error) =>
-      formatGraphQLError(formatted, error, { hideSuggestions: config.NODE_ENV === 'production' }),
-    ...policy.apolloOptions,
-    plugins: [
-      ApolloServerPluginLandingPageDisabled(),
-      // Cache-Control is Weft's (requestLifecyclePlugin, the replay plugin); Apollo's plugin would
-      // instrument every resolver call for a policy nothing reads.
-      ApolloServerPluginCacheControlDisabled(),
-      // Apollo adds inline tracing by default, acting only for a federation subgraph (which this
-      // graph is not); loading it would load Apollo's usage-reporting protobuf at every start-up.
-      ApolloServerPluginInlineTraceDisabled(),
-      requestLifecyclePlugin(),
-      upstreamFactsPlugin(metrics),
-      observabilityPlugin(metrics, tracing),
-      drain.plugin,
-      ...(responseCache
-        ? [
-            responseReplayPlugin(
-              responseCache,
-              createHeldReplays({
-                max: config.RESPONSE_CACHE_MAX_PER_CREDENTIAL,
-                redis: upstreamStack.redis,
-                prefix: config.REDIS_KEY_PREFIX,
-                logger: app.log,
-              }),
-              resultEncoding,
-            ),
-          ]
-        : []),
-      ...policy.plugins,
-      // Last: a query with `@defer` is executed here only when no plugin before answered it.
-      incrementalDeliveryPlugin({ hideSuggestions: config.NODE_ENV === 'production' }),
-    ],
+    policy,
+    resultEncoding,
+    responseErrors,
+    plugins: {
+      metrics,
+      tracing,
+      drain: drain.plugin,
+      replayStore:
+        responseCache &&
+        responseReplayPlugin(
+          responseCache,
+          createHeldReplays({
+            max: config.RESPONSE_CACHE_MAX_PER_CREDENTIAL,
+            redis: upstreamStack.redis,
+            prefix: config.REDIS_KEY_PREFIX,
+            logger: app.log,
+          }),
+          resultEncoding,
+        ),
+    },
   });
   await apollo.start();
 
@@ -269,6 +188,7 @@ export async function createGateway(
     credentialFor,
     logger: app.log,
     isProduction: config.NODE_ENV === 'production',
+    errors: responseErrors,
     createContext: (request) => createGatewayContext(contextDeps, request),
     pipeline: policy.pipeline,
     endWatches: () => pollers.closeAll(),
@@ -285,38 +205,7 @@ export async function createGateway(
     explorer: policy.explorer,
     apqRegistration: policy.apqRegistration,
     replay: responseCache && { cache: responseCache, credentialOf, metrics, budget },
-    contextOf: async (request, reply) => {
-      // The client closed the connection before its answer was written: its reads not sent yet
-      // are dropped (upstream/call-interest.ts), and an answer in parts stops its execution.
-      const gone = new AbortController();
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) gone.abort();
-      });
-      return drain.contextOf(
-        request,
-        createGatewayContext(contextDeps, {
-          requestId: request.id,
-          credential: credentialOf(request),
-          priority: requestPriorityOf(request.headers['weft-priority']),
-          clientAddress: request.ip,
-          logger: request.log,
-          storeIdHeader: storeIdHeaderOf(request.headers),
-          // `Weft-Trace: 1`: the response lists the request's upstream calls (docs/ledger.md).
-          facts: factsOf(request.headers['weft-trace'] === '1'),
-          trace: tracing ? { span: tracing.requestSpan(request) } : undefined,
-          replayKey: request.replayKey,
-          noteOperation: (fields) => {
-            request.operationLog = fields;
-          },
-          gone: gone.signal,
-          // Listened to by an answer in parts: a response closed before it finished.
-          onClientGone: (onGone) => {
-            gone.signal.addEventListener('abort', onGone, { once: true });
-            return () => gone.signal.removeEventListener('abort', onGone);
-          },
-        }),
-      );
-    },
+    contextOf: async (request, reply) => drain.contextOf(request, contexts.graphql(request, reply)),
   });
 
   // Agents' tools (docs/agents.md): the SDK and everything of MCP load only when it is on.
@@ -334,22 +223,7 @@ export async function createGateway(
       budget,
       metrics,
       logger: app.log,
-      contextOf: (request, reply, fields) => {
-        const gone = new AbortController();
-        reply.raw.once('close', () => {
-          if (!reply.raw.writableFinished) gone.abort();
-        });
-        return createGatewayContext(contextDeps, {
-          requestId: request.id,
-          credential: credentialOf(request),
-          clientAddress: request.ip,
-          logger: request.log,
-          storeIdHeader: storeIdHeaderOf(request.headers),
-          trace: tracing ? { span: tracing.requestSpan(request) } : undefined,
-          gone: gone.signal,
-          ...fields,
-        });
-      },
+      contextOf: contexts.mcp,
     });
     app.log.info({ path: MCP_PATH, tools }, 'MCP endpoint serving its tools');
   }

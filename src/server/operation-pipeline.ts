@@ -1,7 +1,8 @@
 /**
  * THE operation pipeline: every check a GraphQL operation passes before it runs, in one declared
  * order, the same for every transport — HTTP (Fastify + Apollo Server), graphql-ws and SSE. Each
- * check is written once (in `limits/`, `persisted-operations/`, `variable-values.ts`); this module
+ * check is written once (in `limits/`, `demand-control/`, `persisted-operations/`,
+ * `variable-values.ts`); this module
  * puts them in order and is what the transports call, so the same document is refused with the same
  * code and extensions whichever way it came. docs/security.md describes each limit.
  *
@@ -21,28 +22,28 @@
  *  6. Operation type fits the transport: subscriptions over WS and SSE only, the rest over HTTP.
  *  7. Variables (value-free errors), the arguments' `@range` bounds, then cost, then the upper
  *     bound of upstream calls against its maximum ({@link OperationPipeline.refuseOperation}).
- *     HTTP: the Apollo plugin below; WS and SSE: `prepareSubscription`. Over HTTP, the bound then
- *     meets what is left of the credential's window (`limits/upstream-call-policy.ts`).
+ *     HTTP: the Apollo plugin below; WS and SSE: `prepareSubscription`. Over HTTP, demand control
+ *     then holds the bound against what is left of the credential's window
+ *     (demand-control/demand-control.plugin.ts).
  *  8. Idempotency of mutations with `Idempotency-Key`. HTTP (mutations run nowhere else).
  *  9. Execution (a query with `@defer` or `@stream`, for a client that reads parts: in parts,
  *     incremental/incremental-delivery.plugin.ts); metrics, tracing and one log line per operation
  *     — for an answer in parts, at its last part (incremental/deferred-parts.ts).
  */
-import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import {
-  GraphQLError as GraphQLErrorClass,
-  type DocumentNode,
-  type GraphQLError,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-  type ValidationRule,
+import type { ApolloServerPlugin } from '@apollo/server';
+import type {
+  DocumentNode,
+  GraphQLError,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  ValidationRule,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { GatewayError } from '../errors/gateway-errors.ts';
 import type { GatewayContext } from '../kit/request-context.ts';
-import { argumentRangeProblem } from './limits/argument-ranges.ts';
+import { argumentRangeProblem } from './demand-control/argument-ranges.ts';
 import { refusalOf, type RequestedDocument } from './limits/document-limits.ts';
-import { operationCost } from './limits/operation-cost.ts';
+import { operationCost } from './demand-control/operation-cost.ts';
 import {
   limitExceeded,
   limitGraphQLError,
@@ -54,27 +55,9 @@ import type { TrustedDocuments } from './persisted-operations/trusted-documents.
 import { variableValueProblems } from './variable-values.ts';
 import type { CallBoundDeclarations } from '../kit/call-bounds.ts';
 import {
-  ACCEPT_PARTIAL_HEADER,
-  ESTIMATE_HEADER,
   createUpstreamCallPolicy,
   type UpstreamCallPolicy,
-} from './limits/upstream-call-policy.ts';
-import type { ListLengths } from './limits/upstream-call-bound.ts';
-import type { BudgetSnapshot } from '../upstream/budget-tracker.ts';
-
-/** An operation the budget cannot pay, refused before execution: 429 with `Retry-After`. */
-function overBudget(refusal: GatewayError): GraphQLError {
-  const retryAfterSec = refusal.details.retryAfterSec;
-  return new GraphQLErrorClass(refusal.message, {
-    originalError: refusal,
-    extensions: {
-      http: {
-        status: 429,
-        headers: new HeaderMap([['retry-after', String(retryAfterSec)]]),
-      },
-    },
-  });
-}
+} from './demand-control/upstream-call-policy.ts';
 
 export interface OperationPipeline {
   /** Step 2: size, tokens, trusted documents, then the shape limits of the parsed document. */
@@ -92,6 +75,11 @@ export interface OperationPipeline {
   ): readonly GraphQLError[] | undefined;
   /** Step 7 inside Apollo Server (HTTP). */
   apolloPlugin(): ApolloServerPlugin<GatewayContext>;
+  /**
+   * Whether step 7 let in the operation of this Apollo request (its request context): what demand
+   * control acts on (demand-control/demand-control.plugin.ts).
+   */
+  passedChecks(requestContext: object): boolean;
   /**
    * The operations' upstream-call bounds and their refusal over budget, for the transports that
    * state a cost before a run (the MCP tools); absent when operations are not bounded in calls.
@@ -123,6 +111,8 @@ export function createOperationPipeline(
   const calls =
     demand &&
     createUpstreamCallPolicy(demand.callBounds, demand.maxWaitMs, demand.writeReserveShare);
+  /** The Apollo requests whose operation passed step 7 (their request contexts). */
+  const passed = new WeakSet<object>();
   /** Document text → its refusal, or that it passed step 2. */
   const verdicts = new LRUCache<string, GatewayError | { passed: true }>({
     maxSize: REMEMBERED_DOCUMENT_CHARS,
@@ -176,76 +166,19 @@ export function createOperationPipeline(
     maxTokens: limits.maxTokens,
     refuseOperation,
     callPolicy: calls,
+    passedChecks: (requestContext) => passed.has(requestContext),
     apolloPlugin: () => ({
       async requestDidStart() {
         return {
           // Once the operation is known and before execution: the cost depends on the variables,
           // which validation rules do not see. Apollo registers an APQ only after this passed.
-          async didResolveOperation({ schema, document, operation, request, contextValue }) {
+          async didResolveOperation(requestContext) {
+            const { schema, document, operation, request } = requestContext;
             // No operation: execution reports the unknown operation name; nothing to check.
             if (!operation) return;
             const [first] = refuseOperation(schema, document, operation, request.variables) ?? [];
             if (first) throw first;
-            if (!calls || operation.operation === 'subscription') return;
-            // The bound against what is left of the window, before anything is spent.
-            const bound = calls.boundOf(schema, document, operation, request.variables);
-            const { credential, facts } = contextValue;
-            facts?.recordEstimate(bound.calls);
-            const boundWith = (lengths: ListLengths) =>
-              calls.boundWith(schema, document, operation, request.variables, lengths);
-            // Set when the operation is let in on what it spends before its unpaged lists arrive.
-            let admittedOn: BudgetSnapshot | undefined;
-            const checked =
-              // One call cannot fail half way: the token bucket answers it (no budget read here).
-              bound.calls > 1 &&
-              credential !== undefined &&
-              request.http?.headers.get(ACCEPT_PARTIAL_HEADER) !== '1' &&
-              // Only the estimate is asked for: nothing will be spent.
-              request.http?.headers.get(ESTIMATE_HEADER) !== '1';
-            if (checked) {
-              const budget = await contextValue.budget.snapshot(credential).catch(() => undefined);
-              const verdict =
-                budget &&
-                calls.admit(
-                  schema,
-                  document,
-                  operation,
-                  request.variables,
-                  budget,
-                  contextValue.priority,
-                );
-              if (verdict?.refusal) throw overBudget(verdict.refusal);
-              if (verdict?.heldToLists) admittedOn = budget;
-            }
-            if (!facts || bound.unpaged.length === 0) return;
-            const lengths = new Map<string, number>();
-            facts.onListArrival((field, length) => {
-              lengths.set(field, Math.max(length, lengths.get(field) ?? 0));
-              const refined = boundWith(lengths);
-              facts.recordRefinedEstimate(refined.calls);
-              // A field error: the list's call is spent, nothing below the list runs.
-              const refusal =
-                admittedOn &&
-                calls.refuseOverBudget(refined, operation, admittedOn, contextValue.priority);
-              if (refusal) throw refusal;
-            });
-          },
-          // `Weft-Estimate: 1`: the bound instead of a run (the explorer shows it before one).
-          async responseForOperation({ schema, document, operation, request }) {
-            if (!calls || request.http?.headers.get(ESTIMATE_HEADER) !== '1') return null;
-            if (operation.operation === 'subscription') return null;
-            const bound = calls.boundOf(schema, document, operation, request.variables);
-            return {
-              http: { status: 200, headers: new HeaderMap() },
-              body: {
-                kind: 'single',
-                singleResult: {
-                  extensions: {
-                    upstream: { estimate: { calls: bound.calls, byField: bound.byField } },
-                  },
-                },
-              },
-            };
+            passed.add(requestContext);
           },
         };
       },

@@ -8,7 +8,7 @@ import { callBounds } from '../../src/graph/call-bounds.ts';
 import {
   upstreamCallBound,
   type UpstreamCallBound,
-} from '../../src/server/limits/upstream-call-bound.ts';
+} from '../../src/server/demand-control/upstream-call-bound.ts';
 import { startStack, type Stack } from './gateway-harness.ts';
 
 let schema: Promise<GraphQLSchema> | undefined;

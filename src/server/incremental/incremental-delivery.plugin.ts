@@ -36,11 +36,9 @@ import {
   type SubsequentIncrementalExecutionResult,
 } from '@graphql-tools/executor';
 import { BREAK, GraphQLError, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
-import { ErrorCode } from '../../errors/error-codes.ts';
-import { stampRequestId, type FormatOptions } from '../../errors/graphql-errors.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
 import { MULTIPART_INCREMENTAL, partsFormat } from '../graphql-route/media-types.ts';
-import { formatSubscriptionError } from '../subscriptions/subscription-execution.ts';
+import type { ResponseErrors } from '../response-errors.ts';
 import { inIncrementalSpec } from './incremental-spec-parts.ts';
 import { markPending, takeMarkers } from './pending-markers.ts';
 
@@ -73,24 +71,16 @@ interface ErrorFormatter {
 }
 
 /**
- * Errors as Apollo Server formats a single answer's (the one formatter, `formatGraphQLError`, and
- * the request id), with the unexpected ones logged as the lifecycle plugin logs them.
+ * Errors as Apollo Server formats a single answer's (the one formatter, response-errors.ts, and the
+ * request id), with the unexpected ones logged as the lifecycle plugin logs them.
  */
-function errorFormatter(context: GatewayContext, options: FormatOptions): ErrorFormatter {
+function errorFormatter(context: GatewayContext, responseErrors: ResponseErrors): ErrorFormatter {
   return (errors) => {
     if (!errors?.length) return undefined;
-    const formatted = errors.map((error) => {
-      const one = formatSubscriptionError(error, options);
-      if (one.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR) {
-        context.logger.error(
-          { err: error.originalError ?? error, path: error.path },
-          'resolver failed',
-        );
-      }
-      return one;
+    return responseErrors.all(errors, context.requestId, {
+      logger: context.logger,
+      message: 'resolver failed',
     });
-    stampRequestId(formatted, context.requestId);
-    return formatted;
   };
 }
 
@@ -131,7 +121,7 @@ async function* formattedParts(
 const okHead = () => ({ status: 200, headers: new HeaderMap() });
 
 export function incrementalDeliveryPlugin(
-  options: FormatOptions = {},
+  responseErrors: ResponseErrors,
 ): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ request }) {
@@ -153,7 +143,7 @@ export function incrementalDeliveryPlugin(
           // refused by validation (incremental-placement.rule.ts) or answered by its own transport.
           if (operation?.operation !== 'query') return null;
           if (!namesIncrementalDirective(source) || !usesIncrementalDelivery(document)) return null;
-          const formatErrors = errorFormatter(contextValue, options);
+          const formatErrors = errorFormatter(contextValue, responseErrors);
           // The v0.2 format's `pending` entries are read from markers the executed document adds.
           const marked = format === MULTIPART_INCREMENTAL ? markPending(document) : undefined;
           const abort = new AbortController();
@@ -172,7 +162,7 @@ export function incrementalDeliveryPlugin(
               variableValues: request.variables,
               operationName: request.operationName,
               signal: abort.signal,
-              hideSuggestions: options.hideSuggestions === true,
+              hideSuggestions: responseErrors.hideSuggestions,
             });
           } catch (error) {
             stopListening?.();

@@ -1,7 +1,7 @@
 /**
  * The operation limits (docs/security.md): what each one is, its configured maximum, and the error
- * that names it. Every check lives in this folder and runs before any resolver, so a refused
- * operation never costs an upstream call.
+ * that names it. Every check lives in this folder (cost and upstream calls in `demand-control/`)
+ * and runs before any resolver, so a refused operation never costs an upstream call.
  */
 import { GraphQLError, type ASTNode } from 'graphql';
 import type { Config } from '../../config.ts';

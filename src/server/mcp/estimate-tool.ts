@@ -13,7 +13,7 @@ import { formatGraphQLError, stampRequestId } from '../../errors/graphql-errors.
 import type { GatewayMetrics } from '../../observability/metrics.ts';
 import type { BudgetTracker } from '../../upstream/budget-tracker.ts';
 import type { RequestPriority } from '../../upstream/request-scope.ts';
-import type { UpstreamCallPolicy } from '../limits/upstream-call-policy.ts';
+import type { UpstreamCallPolicy } from '../demand-control/upstream-call-policy.ts';
 import type { OperationPipeline } from '../operation-pipeline.ts';
 import type { McpTool } from './mcp-tools.ts';
 import { operationArguments } from './tool-arguments.ts';

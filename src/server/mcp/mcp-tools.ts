@@ -9,8 +9,8 @@
  */
 import type { GraphQLSchema } from 'graphql';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { UpstreamCallPolicy } from '../limits/upstream-call-policy.ts';
-import type { UpstreamCallBound } from '../limits/upstream-call-bound.ts';
+import type { UpstreamCallPolicy } from '../demand-control/upstream-call-policy.ts';
+import type { UpstreamCallBound } from '../demand-control/upstream-call-bound.ts';
 import { IDEMPOTENCY_KEY } from '../idempotency/request-fingerprint.ts';
 import { ChosenOperationError, type ChosenOperation } from './chosen-operations.ts';
 import { toolInputSchema, UnsupportedVariableError } from './tool-input-schema.ts';

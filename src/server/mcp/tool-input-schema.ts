@@ -28,7 +28,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { rangeOf, type Range } from '../limits/argument-ranges.ts';
+import { rangeOf, type Range } from '../demand-control/argument-ranges.ts';
 
 /** A JSON Schema, as much of it as a tool's input needs. */
 export type JsonSchema = { readonly [keyword: string]: unknown };

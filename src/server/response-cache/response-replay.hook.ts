@@ -11,7 +11,8 @@ import type { BudgetSnapshot, BudgetTracker } from '../../upstream/budget-tracke
 import { graphqlParamsOf } from '../graphql-params.ts';
 import type { RequestCredential } from '../request-credential.ts';
 import { jsonResponseType } from '../graphql-route/media-types.ts';
-import { ESTIMATE_HEADER } from '../limits/upstream-call-policy.ts';
+import { asksForLedger, LEDGER_HEADERS } from '../ledger-header.ts';
+import { ESTIMATE_HEADER } from '../demand-control/upstream-call-policy.ts';
 import type { GraphqlResponseCache, Replay } from './graphql-response-cache.ts';
 import type { HeldReplays } from './held-replays.ts';
 import type { ResultEncoding } from './result-encoding.ts';
@@ -30,13 +31,20 @@ export const REPLAY_HEADER = 'x-weft-response-cache';
  * the store header, the ledger and the estimate headers and — for the CORS headers — the page's
  * origin. Replaces the `Vary: Origin` the CORS layer set, so it names that too.
  */
-const REPLAY_VARY = 'origin, authorization, accept, x-store-id, weft-trace, weft-estimate';
+const REPLAY_VARY = [
+  'origin',
+  'authorization',
+  'accept',
+  'x-store-id',
+  ...LEDGER_HEADERS,
+  'weft-estimate',
+].join(', ');
 
 export interface ResponseReplayOptions {
   readonly cache: GraphqlResponseCache;
   readonly credentialOf: RequestCredential;
   readonly metrics: GatewayMetrics | undefined;
-  /** The caller's budget, for a replay's ledger (`Weft-Trace: 1`). */
+  /** The caller's budget, for a replay's ledger (`Weft-Ledger: 1`). */
   readonly budget: BudgetTracker;
 }
 
@@ -93,7 +101,7 @@ function clientHolds(request: FastifyRequest, etag: string): boolean {
  * lookup.
  */
 export function createReplayHook(options: ResponseReplayOptions) {
-  /** Answers with the replay; a promise only when the answer needs the budget (`Weft-Trace: 1`). */
+  /** Answers with the replay; a promise only when the answer needs the budget (`Weft-Ledger: 1`). */
   const answer = (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -112,7 +120,7 @@ export function createReplayHook(options: ResponseReplayOptions) {
     setReplayHeaders(reply, replay);
     if (clientHolds(request, replay.etag)) return reply.status(304).send();
     const type = jsonResponseType(request.headers);
-    if (request.headers['weft-trace'] !== '1') return reply.type(type).send(replay.body);
+    if (!asksForLedger(request.headers)) return reply.type(type).send(replay.body);
     const credential = options.credentialOf(request);
     return (credential ? options.budget.snapshot(credential) : Promise.resolve(undefined))
       .catch(() => undefined)

@@ -11,6 +11,7 @@ import { createHandler } from 'graphql-sse/lib/use/fastify';
 import type { ExecutionArgs } from 'graphql';
 import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
 import { EVENT_STREAM } from '../graphql-route/media-types.ts';
+import { asksForLedger } from '../ledger-header.ts';
 import type { GatewayContext } from '../../kit/request-context.ts';
 import {
   formatSubscriptionResult,
@@ -52,7 +53,7 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
           priority: 'background',
           clientAddress: request.ip,
           gone: closings.get(request),
-          eventLedger: request.headers['weft-trace'] === '1' ? { latest: undefined } : undefined,
+          eventLedger: asksForLedger(request.headers) ? { latest: undefined } : undefined,
           logger: request.log,
         };
       });
@@ -72,7 +73,7 @@ export function createGraphQLSse(options: GraphQLSseOptions): GraphQLSseTranspor
           logger: req.raw.log,
           eventLedger: contexts.get(req.raw)?.eventLedger,
         },
-        options.formatOptions,
+        options.errors,
       );
       for (const code of errorCodesOf(formatted.errors)) sentCodes.get(req.raw)?.add(code);
       return formatted as unknown as SseExecutionResult;

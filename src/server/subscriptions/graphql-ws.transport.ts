@@ -15,8 +15,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { GatewayContext } from '../../kit/request-context.ts';
 import { bearerToken, type CredentialFactory } from '../../upstream/credential.ts';
+import { asksForLedger, paramsAskForLedger } from '../ledger-header.ts';
 import {
-  formatRequestErrors,
   formatSubscriptionResult,
   prepareSubscription,
   type SubscriptionExecutionOptions,
@@ -51,15 +51,14 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
 export const CONNECTION_INIT_WAIT_MS = 3_000;
 
 /**
- * Whether a connection asked for each event's ledger: `Weft-Trace: 1` as a connection parameter
+ * Whether a connection asked for each event's ledger: `Weft-Ledger: 1` as a connection parameter
  * (browsers cannot set headers on a WebSocket) or on the upgrade request.
  */
 function asksForLedgers(
   params: Readonly<Record<string, unknown>> | undefined,
   request: { headers: Record<string, string | string[] | undefined> },
 ): boolean {
-  const param = params?.['Weft-Trace'] ?? params?.['weft-trace'];
-  return String(param) === '1' || request.headers['weft-trace'] === '1';
+  return paramsAskForLedger(params) || asksForLedger(request.headers);
 }
 
 export function createGraphQLWs(options: GraphQLWsOptions): GraphQLWsTransport {
@@ -128,7 +127,7 @@ export function createGraphQLWs(options: GraphQLWsOptions): GraphQLWsTransport {
         const formatted = formatSubscriptionResult(
           result,
           args.contextValue as GatewayContext,
-          options.formatOptions,
+          options.errors,
         );
         for (const code of errorCodesOf(formatted.errors)) entry?.errorCodes.add(code);
         return formatted;
@@ -139,7 +138,7 @@ export function createGraphQLWs(options: GraphQLWsOptions): GraphQLWsTransport {
       },
       onError: (_ctx, _id, payload, errors) => {
         const requestId = randomUUID();
-        const formatted = formatRequestErrors(errors, requestId, options.formatOptions);
+        const formatted = options.errors.all(errors, requestId);
         // The refusal's request id leads to a log line, as over HTTP.
         options.logger.info(
           {

@@ -1,7 +1,7 @@
 /**
  * What graphql-ws and graphql-sse share: turning a subscribe request into execution arguments with a
  * context from the same `createGatewayContext` as HTTP requests, and formatting every result's
- * errors through the one error formatter (`formatGraphQLError`), as Apollo Server does for HTTP.
+ * errors through the one error formatter (response-errors.ts), as Apollo Server does for HTTP.
  *
  * Only subscriptions are served here. Queries and mutations go to `POST /graphql`, where Apollo
  * Server's plugins (logging, limits, CSRF prevention) apply to them.
@@ -15,19 +15,13 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type FormattedExecutionResult,
-  type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
 import type { FastifyBaseLogger } from 'fastify';
-import {
-  formatGraphQLError,
-  stampRequestId,
-  type FormatOptions,
-} from '../../errors/graphql-errors.ts';
 import type { Credential } from '../../upstream/credential.ts';
-import { ErrorCode } from '../../errors/error-codes.ts';
 import { limitGraphQLError } from '../limits/operation-limits.ts';
 import type { OperationPipeline } from '../operation-pipeline.ts';
+import type { ResponseErrors } from '../response-errors.ts';
 import type { GatewayContext, RequestFields } from '../../kit/request-context.ts';
 
 /** The request side of a context: what `createGatewayContext` needs besides its dependencies. */
@@ -45,8 +39,8 @@ export interface SubscriptionExecutionOptions {
   readonly createContext: (request: SubscriptionRequest) => GatewayContext;
   /** The checks every operation passes, whatever its transport. */
   readonly pipeline: OperationPipeline;
-  /** As for HTTP responses (production drops "Did you mean …?"). */
-  readonly formatOptions?: FormatOptions;
+  /** The one error formatter, as for HTTP responses (production drops "Did you mean …?"). */
+  readonly errors: ResponseErrors;
 }
 
 export interface SubscribeParams {
@@ -119,38 +113,17 @@ export function prepareSubscription(
 }
 
 /**
- * One error as the client sees it. Errors of the request itself (no path, no original error: bad
- * variables) are the client's, BAD_USER_INPUT as Apollo Server reports them; the rest go through
- * `formatGraphQLError`, which types gateway and upstream errors and masks anything unexpected.
- */
-export function formatSubscriptionError(
-  error: GraphQLError,
-  options: FormatOptions = {},
-): GraphQLFormattedError {
-  const formatted = error.toJSON();
-  const isRequestError = error.path === undefined && error.originalError == null;
-  const code = formatted.extensions?.code;
-  return formatGraphQLError(
-    isRequestError && code === undefined
-      ? { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } }
-      : formatted,
-    error,
-    options,
-  );
-}
-
-/**
  * A result with every error formatted and stamped with the request id. An error that had to be
  * masked (a bug, not a typed failure) is logged, as the HTTP path's lifecycle plugin does.
  */
 export function formatSubscriptionResult(
   result: { data?: unknown; errors?: readonly GraphQLError[]; extensions?: unknown },
   context: Pick<GatewayContext, 'requestId' | 'logger' | 'eventLedger'>,
-  options: FormatOptions = {},
+  errors: ResponseErrors,
 ): FormattedExecutionResult {
   const ledger = context.eventLedger?.latest;
   if (ledger) {
-    // The polls this event took (`Weft-Trace: 1`), once: the next event has its own.
+    // The polls this event took (`Weft-Ledger: 1`), once: the next event has its own.
     context.eventLedger!.latest = undefined;
     result = {
       ...result,
@@ -158,27 +131,11 @@ export function formatSubscriptionResult(
     };
   }
   if (!result.errors?.length) return result as FormattedExecutionResult;
-  const errors = result.errors.map((error) => {
-    const formatted = formatSubscriptionError(error, options);
-    if (formatted.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR) {
-      context.logger.error(
-        { err: error.originalError ?? error, path: error.path },
-        'subscription resolver failed',
-      );
-    }
-    return formatted;
-  });
-  stampRequestId(errors, context.requestId);
-  return { ...(result as FormattedExecutionResult), errors };
-}
-
-/** Formats request errors (parse, validation, wrong operation type) for an error message. */
-export function formatRequestErrors(
-  errors: readonly GraphQLError[],
-  requestId: string,
-  options: FormatOptions = {},
-): GraphQLFormattedError[] {
-  const formatted = errors.map((error) => formatSubscriptionError(error, options));
-  stampRequestId(formatted, requestId);
-  return formatted;
+  return {
+    ...(result as FormattedExecutionResult),
+    errors: errors.all(result.errors, context.requestId, {
+      logger: context.logger,
+      message: 'subscription resolver failed',
+    }),
+  };
 }

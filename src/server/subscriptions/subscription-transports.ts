@@ -35,19 +35,15 @@ export function registerSubscriptionTransports(
   app: FastifyInstance,
   options: SubscriptionTransportOptions,
 ): GraphQLSseTransport {
-  const execution = {
-    ...options,
-    formatOptions: { hideSuggestions: options.isProduction, ...options.formatOptions },
-  };
   let sse: Promise<GraphQLSseTransport> | undefined;
   let ws: Promise<GraphQLWsTransport> | undefined;
   const sseTransport = () =>
     (sse ??= import('./graphql-sse.transport.ts').then(({ createGraphQLSse }) =>
-      createGraphQLSse(execution),
+      createGraphQLSse(options),
     ));
   const wsTransport = () =>
     (ws ??= import('./graphql-ws.transport.ts').then(({ createGraphQLWs }) =>
-      createGraphQLWs(execution),
+      createGraphQLWs(options),
     ));
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {

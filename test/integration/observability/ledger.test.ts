@@ -1,5 +1,5 @@
 /**
- * The upstream ledger (`Weft-Trace: 1`, docs/ledger.md): every upstream call an operation needed,
+ * The upstream ledger (`Weft-Ledger: 1`, or `Weft-Trace: 1` by its first name; docs/ledger.md): every upstream call an operation needed,
  * matched call for call against what the simulator counted — cold, warm, coalesced with another
  * request and refused locally — with the GraphQL path that asked, and nothing secret in it.
  */
@@ -190,6 +190,89 @@ describe('the upstream ledger', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-headers']).toContain('weft-trace');
+  });
+});
+
+/**
+ * The header's two names: `Weft-Ledger: 1`, and `Weft-Trace: 1` (its first name) for the clients
+ * written against it — the same ledger either way, on every path that answers one.
+ */
+describe('the header that asks for the ledger', () => {
+  const LEDGER = { headers: { 'weft-ledger': '1' } };
+
+  it('is Weft-Ledger, and Weft-Trace still gives the same ledger', async () => {
+    stack = await startStack();
+    const named = await stack.gql(DASHBOARD, {}, LEDGER);
+    expect(named.body.errors).toBeUndefined();
+    const ledger = named.body.extensions.upstream as Ledger;
+    expect(perRoute(ledger)).toEqual(await simPerRoute(stack));
+    expect(ledger.totals.upstream).toBe(await stack.upstreamCalls());
+    expect(ledger.totals.upstream).toBeGreaterThan(2);
+
+    // Another document (no replay): the same reads, served from the cache, listed alike.
+    const former = await stack.gql(`{ __typename ${DASHBOARD.slice(1)}`, {}, TRACE);
+    const again = former.body.extensions.upstream as Ledger;
+    expect(again.totals).toEqual({ upstream: 0, withoutUpstream: ledger.calls.length });
+    expect(again.calls.map((call) => call.paths)).toEqual(ledger.calls.map((call) => call.paths));
+
+    const plain = await stack.gql(`{ __typename ${DASHBOARD.slice(1)}`, {});
+    expect(plain.body.extensions?.upstream).toBeUndefined();
+  });
+
+  it('gives a replayed answer its ledger by either name, and the replay varies on both', async () => {
+    stack = await startStack();
+    const first = await stack.gql(DASHBOARD, {});
+    expect(first.body.errors).toBeUndefined();
+    for (const headers of [LEDGER, TRACE]) {
+      const replayed = await stack.gql(DASHBOARD, {}, headers);
+      expect(replayed.headers['x-weft-response-cache']).toBe('hit');
+      expect(replayed.body.extensions.upstream).toMatchObject({ replayed: true, calls: [] });
+      expect(String(replayed.headers['vary'])).toMatch(/weft-ledger/);
+      expect(String(replayed.headers['vary'])).toMatch(/weft-trace/);
+    }
+  });
+
+  it('may be sent by a page of another origin under either name', async () => {
+    stack = await startStack();
+    const preflight = await stack.http('OPTIONS', '/graphql', {
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,authorization,weft-ledger,weft-trace',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-headers']).toContain('weft-ledger');
+    expect(preflight.headers['access-control-allow-headers']).toContain('weft-trace');
+  });
+
+  it('gives subscription events their ledger over SSE and graphql-ws', async () => {
+    stack = await startStack({
+      env: { SUBSCRIPTION_POLL_MIN_MS: '50', SUBSCRIPTION_POLL_MAX_MS: '200' },
+    });
+    const CREATE = `mutation($name: String!) { createApp(input: { name: $name }) { job { jobId } } }`;
+    const SUB_JOB = `subscription($jobId: ID!) { appJob(jobId: $jobId) { jobId status } }`;
+    const newJob = async (name: string) =>
+      (await stack!.gql(CREATE, { name })).body.data.createApp.job.jobId as string;
+    const sse = await collectSse(
+      stack.url,
+      SUB_JOB,
+      { jobId: await newJob('ledger-header-sse') },
+      'demo-token',
+      undefined,
+      { 'weft-ledger': '1' },
+    );
+    expect(sse.results.length).toBeGreaterThan(0);
+    for (const event of sse.results) expect(event.extensions?.upstream).toBeDefined();
+
+    const client = wsClient(stack.url, { authorization: 'Bearer demo-token', 'Weft-Ledger': '1' });
+    try {
+      const ws = await collectWs(client, SUB_JOB, { jobId: await newJob('ledger-header-ws') });
+      expect(ws.results.length).toBeGreaterThan(0);
+      for (const event of ws.results) expect(event.extensions?.upstream).toBeDefined();
+    } finally {
+      await client.dispose();
+    }
   });
 });
 

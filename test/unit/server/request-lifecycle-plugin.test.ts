@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/errors/error-codes.ts';
 import { GatewayError } from '../../../src/errors/gateway-errors.ts';
-import { requestLifecyclePlugin } from '../../../src/server/apollo-plugins.ts';
+import { requestLifecyclePlugin } from '../../../src/server/apollo/request-lifecycle.plugin.ts';
 
 async function loggedAsErrors(errors: GraphQLError[]): Promise<unknown[]> {
   const logged: unknown[] = [];

@@ -13,7 +13,7 @@ import { boundOf } from '../../../support/call-bound.ts';
 import { createCsr } from '../../../support/csr.ts';
 import { buildGatewaySchema } from '../../../../src/graph/build-schema.ts';
 import { callBounds, NODE_CALLS } from '../../../../src/graph/call-bounds.ts';
-import { upstreamCallBound } from '../../../../src/server/limits/upstream-call-bound.ts';
+import { upstreamCallBound } from '../../../../src/server/demand-control/upstream-call-bound.ts';
 import { encodeGlobalId } from '../../../../src/kit/global-id.ts';
 
 const CUSTOMER = 'demo-customer';

@@ -12,7 +12,7 @@ import { buildGatewaySchema } from '../../../../src/graph/build-schema.ts';
 import { callBounds } from '../../../../src/graph/call-bounds.ts';
 import { APPS_LIST_MAX, HOSTING_CALL_BOUNDS } from '../../../../src/hosting/hosting.call-bounds.ts';
 import type { CallBoundDeclarations, FieldCallBound } from '../../../../src/kit/call-bounds.ts';
-import { upstreamCallBound } from '../../../../src/server/limits/upstream-call-bound.ts';
+import { upstreamCallBound } from '../../../../src/server/demand-control/upstream-call-bound.ts';
 import { boundOf } from '../../../support/call-bound.ts';
 import { startStack, type Stack } from '../../../support/gateway-harness.ts';
 import { postMultipart, smallZip } from '../../../support/graphql-multipart.ts';

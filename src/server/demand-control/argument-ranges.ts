@@ -26,7 +26,7 @@ import {
 import { ErrorCode } from '../../errors/error-codes.ts';
 import { GatewayError } from '../../errors/gateway-errors.ts';
 import { numberGiven } from './int-argument.ts';
-import { limitGraphQLError } from './operation-limits.ts';
+import { limitGraphQLError } from '../limits/operation-limits.ts';
 
 export interface Range {
   readonly min?: number;

@@ -1,8 +1,8 @@
 /**
- * The gateway's production policy, assembled in one place (docs/security.md): the operation
- * pipeline (limits, trusted documents), persisted operations (APQ), idempotent mutations and the
- * self-hosted explorer. `create-gateway.ts` hands them to Apollo, the GraphQL route and the
- * subscription transports.
+ * What every request meets, assembled in one place (docs/security.md), in development as in
+ * production: the operation pipeline (limits, trusted documents), persisted operations (APQ),
+ * idempotent mutations and the self-hosted explorer. `create-gateway.ts` hands them to Apollo (its
+ * plugin list is apollo/apollo-plugins.ts), the GraphQL route and the subscription transports.
  */
 import type { ApolloServerOptions, ApolloServerPlugin } from '@apollo/server';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -31,14 +31,14 @@ import type { TrustedDocuments } from './persisted-operations/trusted-documents.
 const IDEMPOTENCY_LOCK_MS = 5 * 60_000;
 
 /** What `create-gateway.ts` takes from the policy. */
-export interface ProductionPolicy {
+export interface RequestPolicy {
   /** Options for `new ApolloServer(…)`. */
   readonly apolloOptions: Pick<
     ApolloServerOptions<GatewayContext>,
     'validationRules' | 'parseOptions' | 'persistedQueries'
   >;
-  /** Apollo plugins: the pipeline's operation checks, then idempotency. */
-  readonly plugins: ApolloServerPlugin<GatewayContext>[];
+  /** Idempotent mutations (`Idempotency-Key`), as an Apollo plugin. */
+  readonly idempotency: ApolloServerPlugin<GatewayContext>;
   /** The checks every operation passes, for the GraphQL route and the subscription transports. */
   readonly pipeline: OperationPipeline;
   /** The trusted-documents manifest (TRUSTED_DOCUMENTS_PATH), whose operations MCP may serve. */
@@ -55,7 +55,7 @@ export interface ProductionPolicy {
 }
 
 /** Registers the explorer's assets on `app` and returns the policy's parts. */
-export async function createProductionPolicy(
+export async function createRequestPolicy(
   app: FastifyInstance,
   config: Config,
   logger: FastifyBaseLogger,
@@ -63,7 +63,7 @@ export async function createProductionPolicy(
   /** The upstream stack's connection (one per process); its owner closes it. */
   redis: RedisConnection | undefined,
   credentialOf: RequestCredential,
-): Promise<ProductionPolicy> {
+): Promise<RequestPolicy> {
   const limits = operationLimitsOf(config);
   const persisted = await createPersistedOperations({
     ttlSec: config.APQ_TTL_SEC,
@@ -116,15 +116,12 @@ export async function createProductionPolicy(
     trusted: persisted.trusted,
     explorer,
     apqRegistration,
-    plugins: [
-      pipeline.apolloPlugin(),
-      idempotencyPlugin({
-        store,
-        ttlMs: config.IDEMPOTENCY_TTL_SEC * 1000,
-        waitMs: config.IDEMPOTENCY_WAIT_MS,
-        lockMs: Math.max(IDEMPOTENCY_LOCK_MS, config.IDEMPOTENCY_WAIT_MS),
-      }),
-    ],
+    idempotency: idempotencyPlugin({
+      store,
+      ttlMs: config.IDEMPOTENCY_TTL_SEC * 1000,
+      waitMs: config.IDEMPOTENCY_WAIT_MS,
+      lockMs: Math.max(IDEMPOTENCY_LOCK_MS, config.IDEMPOTENCY_WAIT_MS),
+    }),
     close: async () => {
       store.close();
       stopEpochWatch?.();

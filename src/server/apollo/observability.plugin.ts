@@ -5,10 +5,10 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Span } from '@opentelemetry/api';
-import type { GatewayContext } from '../kit/request-context.ts';
-import { errorsOfPart, followDeferredParts } from './incremental/deferred-parts.ts';
-import type { GatewayMetrics } from '../observability/metrics.ts';
-import type { Tracing } from '../observability/tracing.ts';
+import type { GatewayContext } from '../../kit/request-context.ts';
+import { errorsOfPart, followDeferredParts } from '../incremental/deferred-parts.ts';
+import type { GatewayMetrics } from '../../observability/metrics.ts';
+import type { Tracing } from '../../observability/tracing.ts';
 
 export function observabilityPlugin(
   metrics: GatewayMetrics | undefined,
@@ -56,7 +56,7 @@ export function observabilityPlugin(
           (performance.now() - started) / 1000,
         );
         if (!operationSpan || !tracing) return;
-        // The ledger, when the request keeps one (metrics on, or `Weft-Trace: 1`), once every call
+        // The ledger, when the request keeps one (metrics on, or `Weft-Ledger: 1`), once every call
         // it opened has ended: the calls served without the upstream have no attempt span.
         const ledger = contextValue.facts?.ledger;
         if (ledger) await ledger.settled();
