@@ -28,7 +28,7 @@ import { createRequestFacts } from '../upstream/request-facts.ts';
 import { createUpstreamLedger } from '../upstream/upstream-ledger.ts';
 import { requestPriorityOf } from '../upstream/call-priority.ts';
 
-/** `TRUST_PROXY` as Fastify reads it (docs/operations.md "Behind a proxy"). */
+/** `TRUST_PROXY` as Fastify reads it (docs/deploy.md "Behind a load balancer"). */
 function trustProxyOf(value: string | undefined): FastifyServerOptions['trustProxy'] {
   if (value === undefined) return false;
   return value === 'true' ? true : value.split(',');
@@ -174,7 +174,7 @@ export async function createGateway(
     schemaController: { compilersFactory: onDemandSchemaCompilers },
   });
   app.decorateRequest('operationLog', undefined);
-  // Memory a burst grew is given back in the next quiet moment (docs/operations.md "Memory").
+  // Memory a burst grew is given back in the next quiet moment (docs/deploy.md "Memory").
   const memoryRelease = startIdleMemoryRelease({
     idleMs: config.MEMORY_RELEASE_IDLE_MS,
     server: app.server,
