@@ -3,7 +3,7 @@
 # the same `node … src/main.ts` as `npm start`, with no dev tool at run time. The one build step is
 # the explorer's browser bundle (its own stage; the image carries its output, not its sources).
 # The upstream simulator is not in the image: set UPSTREAM_URL (production refuses to start without);
-# the `simulator` target is the simulator alone, to try the image offline (docs/operations.md).
+# the `simulator` target is the simulator alone, to try the image offline (docs/deploy.md).
 
 FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
@@ -12,7 +12,7 @@ COPY package.json package-lock.json ./
 # (the explorer stage below does it); no production dependency needs its install script.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
-# The explorer's bundle (GraphiQL 5, React 19, Monaco and its workers; docs/explorer.md): built here
+# The explorer's bundle (GraphiQL 5, React 19, Monaco and its workers; docs/try-it.md): built here
 # with the dev dependencies, only its output goes into the image.
 FROM node:24.21.0-bookworm-slim AS explorer
 WORKDIR /app
@@ -32,8 +32,8 @@ WORKDIR /app
 COPY src ./src
 RUN rm -rf src/simulator
 
-# The upstream simulator alone, to try the image offline (docs/operations.md "Trying the image
-# offline"): `docker build --target simulator -t weft-simulator .`. Fake data, on SIM_PORT; its
+# The upstream simulator alone, to try the image offline (docs/deploy.md "Docker"):
+# `docker build --target simulator -t weft-simulator .`. Fake data, on SIM_PORT; its
 # fixtures need dev dependencies (@peculiar/x509), hence the explorer stage's node_modules. Never in
 # the product image: that is the last stage, the one `docker build` builds without `--target`.
 FROM node:24.21.0-bookworm-slim AS simulator
@@ -48,8 +48,8 @@ EXPOSE 4010
 CMD ["node", "src/simulator/standalone.ts"]
 
 FROM node:24.21.0-bookworm-slim AS runtime
-# NODE_COMPILE_CACHE as in `npm start`, relative to WORKDIR (docs/operations.md, "Start-up");
-# MALLOC_ARENA_MAX as in `npm start` (docs/operations.md, "Memory").
+# NODE_COMPILE_CACHE as in `npm start`, relative to WORKDIR (docs/deploy.md, "Start-up");
+# MALLOC_ARENA_MAX as in `npm start` (docs/deploy.md, "Memory").
 ENV NODE_ENV=production \
     PORT=4000 \
     HOST=0.0.0.0 \
@@ -71,5 +71,5 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
 # requests and subscriptions within SHUTDOWN_TIMEOUT_MS (default 8 s) and gives the upstream pool up
 # to 2 s more: inside docker's default 10 s grace. Raise `docker stop -t` (Kubernetes:
 # terminationGracePeriodSeconds) together with SHUTDOWN_TIMEOUT_MS.
-# Heap settings as `npm start` (docs/operations.md, "Memory").
+# Heap settings as `npm start` (docs/deploy.md, "Memory").
 CMD ["node", "--max-old-space-size=384", "--max-semi-space-size=32", "--initial-old-space-size=64", "--expose-gc", "src/main.ts"]

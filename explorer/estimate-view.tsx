@@ -1,7 +1,7 @@
 /**
  * The estimate before a run, under the response (GraphiQL's footer): the operation's upper bound of
  * upstream calls and its costliest fields, or the per-operation limit a run would be refused by
- * (docs/explorer.md "The estimate"). `EstimateWatch` (`estimate-watch.tsx`) hands the estimator
+ * (docs/try-it.md "The explorer"). `EstimateWatch` (`estimate-watch.tsx`) hands the estimator
  * (`estimate.ts`) the editors' text; `EstimateBar` shows what it answered.
  */
 import { useSyncExternalStore } from 'react';

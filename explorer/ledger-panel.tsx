@@ -3,7 +3,7 @@
  * the explorer ran, every upstream call it needed — method, route template, status, what served it,
  * attempts, time, the GraphQL paths that asked — the totals with the bound computed before the run
  * beside the calls made ("bound N · made M"), and the credential's budget after it
- * (docs/explorer.md "The ledger panel"). It reads what the response carried; it counts nothing.
+ * (docs/try-it.md "The explorer"). It reads what the response carried; it counts nothing.
  */
 import type { GraphiQLPlugin } from '@graphiql/react';
 import { useSyncExternalStore, type SVGProps } from 'react';

@@ -1,10 +1,10 @@
 /**
  * "As it arrived", in GraphiQL's footer under the response: the parts of the last run's answer in
  * parts (`@defer`, `@stream`), or its subscription's events, each with the time it came after the
- * request was sent — while more is still to come and after (docs/explorer.md "Subscriptions, @defer
- * and @stream"). The response editor shows what GraphiQL made of them (the parts merged, the latest
- * event); this line shows the pieces: which came first, which deferred fragment (label, path) and
- * which streamed items (label, list, how many) came when. Nothing for a run answered in one piece.
+ * request was sent — while more is still to come and after (docs/try-it.md "The explorer"). The
+ * response editor shows what GraphiQL made of them (the parts merged, the latest event); this line
+ * shows the pieces: which came first, which deferred fragment (label, path) and which streamed
+ * items (label, list, how many) came when. Nothing for a run answered in one piece.
  */
 import { useSyncExternalStore } from 'react';
 import type { LastRun, LastRunStore } from './last-run.ts';

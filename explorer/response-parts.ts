@@ -1,6 +1,6 @@
 /**
  * What arrived of the last run, piece by piece, for the footer's "As it arrived" line
- * (docs/explorer.md "Subscriptions, @defer and @stream"). GraphiQL's response editor shows one
+ * (docs/try-it.md "The explorer"). GraphiQL's response editor shows one
  * merged result — the parts of an answer in parts merged as they come, a subscription's latest event
  * — so the pieces themselves, and when each came, are noted here: an answer's first part, each
  * deferred fragment (its label and path) and each batch of a streamed list's items (its label, the

@@ -2,7 +2,7 @@
  * Subscriptions from the explorer, over GraphQL over SSE (graphql-sse's client, "distinct
  * connections" mode: one POST per subscription, answered with an event stream).
  *
- * Why SSE and not graphql-ws (docs/explorer.md "Subscriptions, @defer and @stream"): an SSE subscription is a
+ * Why SSE and not graphql-ws (docs/try-it.md "The explorer"): an SSE subscription is a
  * POST like every other run, so it carries the Headers tab as it is — `Authorization`, `X-Store-Id`,
  * any header the user types — and the explorer's own `Weft-Priority` and `Weft-Trace`. A WebSocket
  * cannot carry headers: the token would have to be copied into connection parameters, where the

@@ -1,5 +1,5 @@
 /**
- * Bundles the explorer once, with esbuild, into dist/explorer/ (docs/explorer.md "The bundle").
+ * Bundles the explorer once, with esbuild, into dist/explorer/ (docs/try-it.md "The explorer").
  * GraphiQL 5 ships ES modules only — Monaco, its web workers, CSS imports — so the browser cannot
  * load it from node_modules as GraphiQL 3's UMD files were: this turns `explorer/main.tsx` and
  * everything it imports into a module script with lazy chunks (Monaco and Prettier load after the

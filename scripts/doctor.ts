@@ -2,8 +2,8 @@
  * `npm run doctor`: before pointing Weft at the provider, checks a Personal Access Token against
  * `UPSTREAM_URL` with at most {@link MAX_CALLS} read calls (one per read scope the graph uses) and
  * says which parts of the graph will work, which scope is missing for the rest, and how much of the
- * token's budget is left (docs/provider.md "Check a token"). It never writes: the write scopes are
- * listed, not checked (no read can prove them, and a write may change the account).
+ * token's budget is left (docs/provider.md "Check the token"). It never writes: the write scopes
+ * are listed, not checked (no read can prove them, and a write may change the account).
  *
  *   WEFT_TOKEN=… UPSTREAM_URL=https://… npm run doctor [-- --store <storeId>] [--app <appId>]
  *

@@ -95,7 +95,7 @@ const ConfigSchema = z.object({
     )
     .optional()
     .describe(
-      'A Redis Cluster instead of one Redis: its root nodes, `host:port,host:port,…` (any nodes of the cluster; list several so that start-up does not depend on one). The same shared state as REDIS_URL, with keys hash-tagged per credential and per route class (docs/redis.md). Mutually exclusive with REDIS_URL.',
+      'A Redis Cluster instead of one Redis: its root nodes, `host:port,host:port,…` (any nodes of the cluster; list several so that start-up does not depend on one). The same shared state as REDIS_URL, with keys hash-tagged per credential and per route class (docs/replicas.md). Mutually exclusive with REDIS_URL.',
     ),
   UPSTREAM_RATE_LIMIT: int(1)
     .default(600)
@@ -211,7 +211,7 @@ const ConfigSchema = z.object({
   MEMORY_RELEASE_IDLE_MS: int(0, 86_400_000)
     .default(30_000)
     .describe(
-      'After this long without a request, heap a burst grew (32 MiB or more) is given back to the system by one full collection (a pause of ~0.1–0.2 s); 0 turns it off. Needs node --expose-gc, as npm start and the image run (docs/operations.md "Memory").',
+      'After this long without a request, heap a burst grew (32 MiB or more) is given back to the system by one full collection (a pause of ~0.1–0.2 s); 0 turns it off. Needs node --expose-gc, as npm start and the image run (docs/deploy.md "Memory").',
     ),
   CREDENTIAL_HMAC_SECRET: z
     .string()
@@ -512,7 +512,7 @@ function crossFieldProblems(config: ParsedConfig): string[] {
   if (production && config.UPSTREAM_LIMITER === 'off') {
     problems.push('UPSTREAM_LIMITER: off is refused in production');
   }
-  // Trusting every X-Forwarded-For lets each client name its own address (docs/operations.md).
+  // Trusting every X-Forwarded-For lets each client name its own address (docs/deploy.md).
   if (production && config.TRUST_PROXY === 'true') {
     problems.push(
       'TRUST_PROXY: true is refused in production (any client could then choose the address Weft ' +

@@ -16,7 +16,7 @@ export const ErrorCode = {
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
   /**
-   * The replica stopped before the operation finished (the drain deadline, docs/operations.md):
+   * The replica stopped before the operation finished (the drain deadline, docs/deploy.md):
    * retryable on another replica, after reading what a write may have changed (`outcome`).
    */
   SHUTTING_DOWN: 'SHUTTING_DOWN',

@@ -1,7 +1,7 @@
 /**
  * The two graphql-scalars the graph uses, `DateTime` and `JSON`, loaded from their own files: the
  * package's entry point loads all of its ~80 scalars (84 files, ~25 ms of every start-up,
- * docs/operations.md "Start-up") and its `exports` map names no single scalar, so they are read
+ * docs/deploy.md "Start-up") and its `exports` map names no single scalar, so they are read
  * by path from beside the entry point Node resolves. They are the very objects that entry point
  * exports (test/unit/graph/graphql-scalars.test.ts holds them to it, so an upgrade that moves a
  * file fails there, not in production).

@@ -7,7 +7,7 @@
  *
  * Parsed without locations: nothing reads where a definition was in its file (the schema is built
  * from these documents, never reported against them), and a token and a location per node were
- * kept for the life of the process (docs/operations.md "Memory").
+ * kept for the life of the process (docs/deploy.md "Memory").
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse, type DocumentNode } from 'graphql';

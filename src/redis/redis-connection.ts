@@ -19,8 +19,8 @@ import { createClient } from 'redis';
 type SingleNodeClient = ReturnType<typeof createRedisClient>;
 
 /**
- * The commands the gateway sends, each on ONE key (or keys sharing a hash tag: docs/redis.md), the
- * same on a single node and on a cluster (whose client routes each to the node owning the key's
+ * The commands the gateway sends, each on ONE key (or keys sharing a hash tag: docs/redis-keys.md),
+ * the same on a single node and on a cluster (whose client routes each to the node owning the key's
  * slot). Nothing keyless (`KEYS`, `SCAN`, `SCRIPT LOAD`, `FLUSH*`): on a cluster those reach one
  * random node.
  */

@@ -8,9 +8,9 @@
  * So `<prefix>:epoch` holds a random id, written by the first replica that finds the key missing
  * (`SET NX`: all replicas then agree on it). Each replica reads it every few seconds while Redis is
  * reachable; when it differs from the one this replica last read, the data it marked is gone, and
- * the replica logs one warning, naming the consequence and the remedy (docs/redis.md
- * "Persistence"). Cost: one GET per replica every {@link REDIS_EPOCH_CHECK_MS}; nothing on the
- * request path.
+ * the replica logs one warning, naming the consequence and the remedy (docs/replicas.md
+ * "When Redis is lost"). Cost: one GET per replica every {@link REDIS_EPOCH_CHECK_MS}; nothing on
+ * the request path.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -25,7 +25,7 @@ export const REDIS_DATA_LOST =
   'Redis came back without its data (restarted without persistence, flushed or evicted): ' +
   'idempotency records written before are gone, so a retried mutation of an earlier key runs ' +
   'again; budgets, cache, APQ documents and held replays start empty. Where keys must outlive a ' +
-  'restart, run Redis with persistence (appendonly yes) or replicas (docs/redis.md "Persistence").';
+  'restart, run Redis with persistence (appendonly yes) or replicas (docs/replicas.md).';
 
 export interface RedisEpochOptions {
   readonly connection: RedisConnection;

@@ -14,7 +14,7 @@ import type { OperationLogFields } from '../observability/operation-log.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by the GraphQL layer when the request was an operation (docs/operations.md "Logs"). */
+    /** Set by the GraphQL layer when the request was an operation (docs/deploy.md "Logs"). */
     operationLog: OperationLogFields | undefined;
   }
 }

@@ -2,8 +2,8 @@
  * A per-credential quota of things a client can make the gateway store (APQ documents): at most
  * `max` per credential per window, counted in Redis when it is there (one INCR, shared by every
  * replica) and in this process's memory otherwise or while Redis is down. Nothing sensitive is in a
- * key (`<prefix>:quota:<name>:{<credentialId>}`, the credential's hash tag: docs/redis.md): the
- * credential is its HMAC id.
+ * key (`<prefix>:quota:<name>:{<credentialId>}`, the credential's hash tag: docs/redis-keys.md):
+ * the credential is its HMAC id.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { createWindowCounter } from './window-counter.ts';

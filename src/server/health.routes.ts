@@ -6,7 +6,7 @@
  * `/readyz` also says what this replica can reach of the shared state (Redis, or a cluster's slots),
  * without letting it decide readiness: a replica on its fallbacks still serves within its share, and
  * Redis lost is usually lost for every replica, so taking them out of the balancer would turn a
- * degraded service into none (docs/replicas.md "When Redis, or a node of it, is lost").
+ * degraded service into none (docs/replicas.md "Health").
  */
 import type { FastifyInstance } from 'fastify';
 import type { SharedStateReport } from '../redis/redis-connection.ts';

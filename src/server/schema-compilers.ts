@@ -2,7 +2,7 @@
  * Fastify's own JSON-schema compilers (ajv for validation, fast-json-stringify for serialization),
  * loaded when a route first declares a schema instead of whenever an instance is created. Weft's
  * routes declare none (GraphQL validates its own requests), so a process never loads them: about
- * 30 ms of every start-up (docs/operations.md "Start-up").
+ * 30 ms of every start-up (docs/deploy.md "Start-up").
  *
  * The compilers are the ones Fastify would pick itself, resolved from Fastify's own install. The one
  * difference a custom factory makes in Fastify: a route's `headers` schema is compiled as written,

@@ -9,7 +9,7 @@
  * an invalid snapshot fails there instead of costing every start-up ~40 ms to prove it valid. A
  * missing or unreadable one still fails start-up, naming its path. Built without locations
  * (`noLocation`): the schemas are read, never reported against, and every AST node's location and
- * tokens stayed on the heap for the life of the process (docs/operations.md "Memory").
+ * tokens stayed on the heap for the life of the process (docs/deploy.md "Memory").
  */
 import { readFileSync } from 'node:fs';
 import { buildSchema, type GraphQLSchema } from 'graphql';

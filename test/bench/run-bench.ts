@@ -654,7 +654,7 @@ async function main(): Promise<void> {
       `   cluster: hit ${breakdown(roundTrips.cluster?.hit)}; call ${breakdown(roundTrips.cluster?.miss)}; shared class ${breakdown(roundTrips.cluster?.sharedClass)}`,
       `   budget scripts (EVALSHA) per upstream call, one call per request: one Redis ${scriptsPerCall(roundTrips.single?.miss)}, ` +
         `cluster ${scriptsPerCall(roundTrips.cluster?.miss)} (target ≤ 0.25; a lease serves several calls)`,
-      `   (a call of a shared route class also runs the class's script, in the class's slot: docs/redis.md)`,
+      `   (a call of a shared route class also runs the class's script, in the class's slot: docs/redis-keys.md)`,
       ...(roundTrips.note ? [`   not measured: ${roundTrips.note}`] : []),
       '',
       `h. @defer: a dashboard whose deployments (the one slow route, 300 ms) are deferred, 5 cold runs`,

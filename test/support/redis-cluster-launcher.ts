@@ -100,7 +100,7 @@ export async function startNode(port: number, dir: string): Promise<void> {
     '--cluster-node-timeout',
     '1000',
     // The slots of the other masters keep answering while one master is lost (the operator
-    // setting docs/operations.md recommends).
+    // setting docs/replicas.md recommends).
     '--cluster-require-full-coverage',
     'no',
     '--save',

@@ -67,7 +67,7 @@ describe('the Kubernetes example', () => {
   it('gives the shutdown its whole course before Kubernetes kills the process', () => {
     const config = loadConfig(containerEnv());
     const pause = container.lifecycle.preStop.sleep.seconds;
-    // docs/operations.md "Shutdown": the drain bound, 2 s for upstream calls, 1 s to flush the log.
+    // docs/deploy.md "Shutdown": the drain bound, 2 s for upstream calls, 1 s to flush the log.
     const shutdownSec = config.SHUTDOWN_TIMEOUT_MS / 1000 + 2 + 1;
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(pause + shutdownSec);
   });

@@ -1,6 +1,6 @@
 /**
- * The `docker build` / `docker run` lines of docs/operations.md ("Build and run", "Trying the image
- * offline") held to the Dockerfile, without Docker: each `--target` is a stage (none: the last
+ * The `docker build` / `docker run` lines of docs/deploy.md ("Docker": the image, and trying it
+ * offline) held to the Dockerfile, without Docker: each `--target` is a stage (none: the last
  * stage, the product image); each `-p` publishes a port the image's stage exposes and listens on;
  * the product image's environment plus the line's `-e` is a configuration the gateway accepts in
  * production, and without them it refuses (so the line names what production requires); a container
@@ -53,7 +53,7 @@ interface DockerCommand {
 
 /** The docker commands of the page's shell blocks, one per line (continuations joined). */
 function dockerCommands(): DockerCommand[][] {
-  return fencedBlocks('docs/operations.md')
+  return fencedBlocks('docs/deploy.md')
     .filter((block) => block.language === 'sh' && /^docker /m.test(block.text))
     .map((block) =>
       block.text
@@ -81,7 +81,7 @@ const stages = dockerfileStages();
 const product = stages.at(-1)!;
 const blocks = dockerCommands();
 
-describe("docs/operations.md's docker commands", () => {
+describe("docs/deploy.md's docker commands", () => {
   it('finds the build and run lines, and the offline recipe', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     const all = blocks.flat();

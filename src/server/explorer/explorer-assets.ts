@@ -3,7 +3,7 @@
  * sent by `@fastify/send`, loaded with the first file asked for. `@fastify/static` did the same
  * through the same library, but loading it loaded `glob` and its matcher too (it lists the
  * folder when asked to), ~40 modules at every start-up for a page most processes never serve
- * (docs/operations.md "Start-up"; test/e2e/server/lazy-start-up.test.ts).
+ * (docs/deploy.md "Start-up"; test/e2e/server/lazy-start-up.test.ts).
  *
  * Only the manifest's files are served; anything else under the prefix is the ordinary 404. Every
  * file name carries its content's hash, so a new build is a new URL: cached for a year, immutable.

@@ -2,9 +2,9 @@
  * The explorer's browser bundle: GraphiQL 5, React 19, Monaco and its workers, and the explorer's
  * own code (`explorer/`), bundled by esbuild into `dist/explorer/` by `npm run build:explorer`
  * (`scripts/build-explorer.ts`), which `npm ci` / `npm install` run (`prepare`) and the image build
- * runs in its own stage (docs/explorer.md "The bundle"). The server only reads what the build wrote:
- * the manifest names every file, so nothing else in the folder is served, and `npm start` never
- * bundles (it stays fast and offline).
+ * runs in its own stage (docs/try-it.md "The explorer"). The server only reads what the build
+ * wrote: the manifest names every file, so nothing else in the folder is served, and `npm start`
+ * never bundles (it stays fast and offline).
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';

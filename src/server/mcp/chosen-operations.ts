@@ -1,5 +1,5 @@
 /**
- * The operations an operator chose for agents (docs/agents.md "Choosing the tools"): every named
+ * The operations an operator chose for agents (docs/agents.md "Choose the tools"): every named
  * query and mutation of the `.graphql` files of MCP_OPERATIONS_DIR, or, without it, of the
  * trusted-documents manifest. Each is checked at start-up as the GraphQL endpoint would check it —
  * the document limits and the trusted-documents check, parsing, validation against the graph with

@@ -1,9 +1,10 @@
 /**
- * Weft's own tool beside the operator's (docs/agents.md "Cost"): the bound in upstream calls of a
- * call of another tool with its arguments, and what is left of the window for it, without running
- * it — what `Weft-Estimate: 1` answers a GraphQL client, plus the budget. It checks the arguments
- * as the call would (an argument that does not fit is named) and says whether the call would be
- * let in now, or when to retry. It costs no upstream call: the budget is read from the limiter.
+ * Weft's own tool beside the operator's (docs/agents.md "Cost and refusals"): the bound in upstream
+ * calls of a call of another tool with its arguments, and what is left of the window for it,
+ * without running it — what `Weft-Estimate: 1` answers a GraphQL client, plus the budget. It checks
+ * the arguments as the call would (an argument that does not fit is named) and says whether the
+ * call would be let in now, or when to retry. It costs no upstream call: the budget is read from
+ * the limiter.
  */
 import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';

@@ -1,7 +1,7 @@
 /**
- * The MCP tools of the chosen operations (docs/agents.md "Tools"): each tool is one named query or
- * mutation — its name the operation's, its input schema the operation's variables, its output
- * schema the shape of the data its selections answer, its description
+ * The MCP tools of the chosen operations (docs/agents.md "What an agent sees"): each tool is one
+ * named query or mutation — its name the operation's, its input schema the operation's variables,
+ * its output schema the shape of the data its selections answer, its description
  * the comment above the operation followed by its cost: the bound in upstream calls Weft computes
  * for it with the default arguments (docs/demand.md), the same bound `npm run cost` prints. A
  * mutation takes an `idempotencyKey` beside its variables: Weft runs it with that

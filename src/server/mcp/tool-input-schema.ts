@@ -1,11 +1,11 @@
 /**
- * An MCP tool's input schema from its operation's variables (docs/agents.md "Tools"): one property
- * per variable, as JSON Schema, so that an agent fills the arguments the operation takes and nothing
- * else. A non-null variable without a default is required; its description is the SDL's description
- * of the argument (or input field) it is passed to, and a `@range` on that argument becomes the
- * number's bounds. The GraphQL types map as their JSON values are written: `Int` an integer, an enum
- * its values, an input object its fields (recursively; a type met again inside itself is left open),
- * `DateTime` an RFC 3339 string, `JSON` any value.
+ * An MCP tool's input schema from its operation's variables (docs/agents.md "What an agent sees"):
+ * one property per variable, as JSON Schema, so that an agent fills the arguments the operation
+ * takes and nothing else. A non-null variable without a default is required; its description is the
+ * SDL's description of the argument (or input field) it is passed to, and a `@range` on that
+ * argument becomes the number's bounds. The GraphQL types map as their JSON values are written:
+ * `Int` an integer, an enum its values, an input object its fields (recursively; a type met again
+ * inside itself is left open), `DateTime` an RFC 3339 string, `JSON` any value.
  *
  * What the schema says is a guide for the agent: the values are checked by the operation pipeline
  * as for any GraphQL request (a value that does not fit its variable is refused naming it).

@@ -10,7 +10,7 @@
  * credential, shared by every replica, updated by one script) and in this process's memory
  * otherwise or while Redis is down. Nothing sensitive is in a key: the credential is its HMAC id and
  * a member is a response-cache key (a hash). The key `<prefix>:replays:{<credentialId>}` carries the
- * credential's hash tag (docs/redis.md).
+ * credential's hash tag (docs/redis-keys.md).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';

@@ -1,5 +1,5 @@
 /**
- * The drain deadline (docs/operations.md "Shutdown"). On SIGTERM the gateway lets in-flight requests
+ * The drain deadline (docs/deploy.md "Shutdown"). On SIGTERM the gateway lets in-flight requests
  * finish for up to SHUTDOWN_TIMEOUT_MS; a GraphQL request still executing as that runs out
  * ({@link drainSchedule}) is answered `503 SHUTTING_DOWN` (shutting-down-answer.ts) instead of
  * losing its connection: a cut socket tells a client nothing — not even whether its mutation

@@ -1,5 +1,5 @@
 /**
- * Which SIGTERM/SIGINT starts the drain, and which one forces the exit (docs/operations.md
+ * Which SIGTERM/SIGINT starts the drain, and which one forces the exit (docs/deploy.md
  * "Shutdown"): the first starts it; a later one exits at once — except the copy npm forwards.
  *
  * `npm start` execs node (package.json), so node is npm's child, and npm (its run-script) forwards

@@ -7,7 +7,7 @@
  * on long-lived connections.
  *
  * Each transport's module — graphql-ws with ws, graphql-sse — loads with its first subscription,
- * not at start-up (docs/operations.md "Start-up"): most processes serve queries first, and the first
+ * not at start-up (docs/deploy.md "Start-up"): most processes serve queries first, and the first
  * subscription waits only for that import, a few milliseconds.
  */
 import type { IncomingMessage } from 'node:http';

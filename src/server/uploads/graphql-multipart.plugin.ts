@@ -14,7 +14,7 @@
  *   a multipart request without one is answered 401 UNAUTHENTICATED, and its connection closed.
  *
  * graphql-upload's reader (with busboy) loads with the first upload, not at start-up
- * (docs/operations.md "Start-up"): the first upload waits for that import, a few milliseconds.
+ * (docs/deploy.md "Start-up"): the first upload waits for that import, a few milliseconds.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hookSteps } from '../graphql-route/hook-steps.ts';

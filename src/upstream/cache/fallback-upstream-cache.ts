@@ -5,7 +5,7 @@
  * runs out first, and with no cache it ran out in seconds under a screen's reads.
  *
  * The memory cache is this replica's alone: a write through another replica during the outage does
- * not invalidate its entries, which then live at most their route's TTL (docs/redis.md). It is
+ * not invalidate its entries, which then live at most their route's TTL (docs/replicas.md). It is
  * dropped when Redis is back — writes made through other replicas while this one used Redis again
  * never reached it — and made anew at the next outage.
  */

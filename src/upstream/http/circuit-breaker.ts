@@ -1,5 +1,5 @@
 /**
- * Circuit breaking per upstream part (docs/operations.md "Circuit breaking"; each route declares
+ * Circuit breaking per upstream part (docs/deploy.md "The upstream failing"; each route declares
  * its part, `upstream-routes.ts`): after `failureThreshold` consecutive failures (5xx, network
  * errors, timeouts) a part's circuit opens and its calls fail at once with
  * UPSTREAM_UNAVAILABLE for `openMs`; then exactly one call is let through as a half-open probe —

@@ -1,6 +1,5 @@
 /**
- * The explorer's answers that come in pieces, in Chromium (docs/explorer.md "Subscriptions, @defer
- * and @stream"):
+ * The explorer's answers that come in pieces, in Chromium (docs/try-it.md "The explorer"):
  *
  * - the Hosting example's job subscription (the AppJob tab), run with the token typed in the
  *   Headers tab, goes over GraphQL over SSE with that header and the explorer's own, and shows

@@ -1,6 +1,6 @@
 /**
- * Start-up loads what the first ordinary request needs and nothing else (docs/operations.md
- * "Start-up"): after the image's command starts and answers one query, the subscription transports
+ * Start-up loads what the first ordinary request needs and nothing else (docs/deploy.md "Start-up")
+ *: after the image's command starts and answers one query, the subscription transports
  * (graphql-ws with ws, graphql-sse), the upload reader (graphql-upload's processRequest with
  * busboy), Fastify's JSON-schema compilers (ajv, fast-json-stringify), Apollo's usage-reporting
  * protobuf, OpenTelemetry's SDK, the Redis client, undici's entry point and the explorer's file

@@ -1,7 +1,7 @@
 /**
- * `npm start` under a supervisor (README "Running under a supervisor"): SIGTERM to npm's own pid
- * drains Weft and leaves no process behind — npm exits 0, the log says "stopped", every process npm
- * started is gone and the port is closed. And a signal to the whole process group (a terminal's
+ * `npm start` under a supervisor (docs/deploy.md "The production command"): SIGTERM to npm's own
+ * pid drains Weft and leaves no process behind — npm exits 0, the log says "stopped", every process
+ * npm started is gone and the port is closed. And a signal to the whole process group (a terminal's
  * Ctrl-C, systemd's default `KillMode=control-group`), which reaches node twice (directly, and
  * forwarded by npm), drains as one signal: the slow query in flight is answered, no "second signal".
  *

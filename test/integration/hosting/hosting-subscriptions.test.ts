@@ -33,7 +33,7 @@ beforeAll(async () => {
       },
     },
   });
-  // Each transport's module loads with its first subscription (docs/operations.md "Start-up"): one
+  // Each transport's module loads with its first subscription (docs/deploy.md "Start-up"): one
   // subscription over each first, so that two started together below reach the poller together.
   const warmUp = await newJob();
   const client = wsClient(stack.url, { authorization: 'Bearer demo-token' });

@@ -1,10 +1,10 @@
 /**
- * `@defer` over HTTP (docs/clients.md "@defer"): a dashboard whose slow part is deferred gets its
- * first part as soon as the fast upstream calls have answered and the deferred part when the slow
- * call answers; the operation pipeline's checks answer before any part; a deferred part's errors
- * arrive in it; the ledger (`Weft-Trace: 1`) rides on the last part and covers every call; a client
- * without `multipart/mixed` gets the whole answer; a subscription may not defer. (A client that goes
- * away: defer-client-gone.test.ts.)
+ * `@defer` over HTTP (docs/clients.md "Incremental delivery"): a dashboard whose slow part is
+ * deferred gets its first part as soon as the fast upstream calls have answered and the deferred
+ * part when the slow call answers; the operation pipeline's checks answer before any part; a
+ * deferred part's errors arrive in it; the ledger (`Weft-Trace: 1`) rides on the last part and
+ * covers every call; a client without `multipart/mixed` gets the whole answer; a subscription may
+ * not defer. (A client that goes away: defer-client-gone.test.ts.)
  *
  * The slow route is the simulator's deployments read: held at the simulator (`onArrival`) for
  * SLOW_MS after it arrives — the latency of that one route; every other route answers at once.

@@ -1,14 +1,14 @@
 /**
  * GraphQL over HTTP conformance: the `graphql-http` package's server audit suite against a live
- * gateway, as a cross-site client would call it (plain fetch: no CSRF preflight header). No MUST may
- * fail. The failing SHOULDs are pinned here and explained in docs/operations.md ("Conformance"), so a change
- * in either direction is noticed.
+ * gateway, as a cross-site client would call it (plain fetch: no CSRF preflight header). No MUST
+ * may fail. The failing SHOULDs are pinned here and explained in docs/clients.md ("HTTP details"),
+ * so a change in either direction is noticed.
  */
 import { serverAudits, type AuditResult } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
-/** The SHOULD audits Weft fails on purpose, with the reason docs/operations.md gives. */
+/** The SHOULD audits Weft fails on purpose, with the reason docs/clients.md gives. */
 const EXPECTED_SHOULD_FAILURES: Readonly<Record<string, string>> = {
   // Apollo Server answers a request the server cannot execute with 400 whatever the Accept header;
   // the spec's SHOULD 200 applies to legacy application/json only. One status for one kind of
@@ -56,7 +56,7 @@ describe('graphql-http server audits', () => {
     );
   });
 
-  it('fails exactly the SHOULDs docs/operations.md lists', () => {
+  it('fails exactly the SHOULDs docs/clients.md lists', () => {
     const shouldFailures = results
       .filter((result) => level(result) === 'SHOULD' && result.status !== 'ok')
       .map((result) => result.id)

@@ -283,7 +283,7 @@ describe.skipIf(!testRedisAvailable)('idempotency keys across a Redis outage', (
     expect(warning.level).toBe(40);
     expect(warning.msg).toMatch(/appendonly yes/);
 
-    // What docs/redis.md says an empty restart loses: the record is gone, the retry writes again.
+    // What docs/replicas.md says an empty restart loses: the record is gone, the retry runs again.
     const retried = await b.order(key);
     expect(retried.replayed).toBe(false);
     expect(retried.body.data).not.toEqual(first.body.data);

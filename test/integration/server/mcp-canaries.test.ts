@@ -1,9 +1,9 @@
 /**
- * Card data, secret values and tokens never reach an agent (docs/agents.md "What a result never
- * holds"): tools that read the simulator's canary transaction (card, notes, raw record), change a
- * secret to a canary value, list secrets and run with a canary token answer results — and the
- * gateway writes log lines — that hold none of them, while the results do hold what the graph
- * returns (the transaction, its card's last four digits, the secret's name).
+ * Card data, secret values and tokens never reach an agent (docs/agents.md "Results"): tools that
+ * read the simulator's canary transaction (card, notes, raw record), change a secret to a canary
+ * value, list secrets and run with a canary token answer results — and the gateway writes log lines
+ * — that hold none of them, while the results do hold what the graph returns (the transaction, its
+ * card's last four digits, the secret's name).
  */
 import { mkdtempSync, copyFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';

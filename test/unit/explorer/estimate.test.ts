@@ -1,5 +1,5 @@
 /**
- * The explorer's estimate before a run (docs/explorer.md "The estimate"), without a browser: the
+ * The explorer's estimate before a run (docs/try-it.md "The explorer"), without a browser: the
  * request it sends for the editors' text (the run's document, variables and headers, the shared
  * token, `Weft-Estimate: 1`) or why it sends none, what it reads of the gateway's answer
  * (`extensions.upstream.estimate`, or the `upstreamCalls` limit's refusal), the debounce and the

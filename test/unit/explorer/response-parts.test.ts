@@ -1,5 +1,5 @@
 /**
- * The explorer's "As it arrived" line (docs/explorer.md "Subscriptions, @defer and @stream"): what it
+ * The explorer's "As it arrived" line (docs/try-it.md "The explorer"): what it
  * reads of each part of an answer in parts — in the `deferSpec=20220824` format and in the
  * `incrementalSpec=v0.2` one, deferred fragments and streamed items — and of each subscription
  * event, what it renders (React 19 to HTML, as the browser gets it), and the fetcher's choice of

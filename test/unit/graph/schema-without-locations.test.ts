@@ -3,7 +3,7 @@
  * subgraph snapshots (stitching/remote-snapshots.ts) are parsed with `noLocation`, and the stitched
  * schema's AST nodes are theirs. With locations, every node held a `Location` and the tokens of
  * its start and end for the life of the process (~1.6 MiB of a ~31 MiB idle heap;
- * docs/operations.md "Memory"), though nothing reports against the SDL's files.
+ * docs/deploy.md "Memory"), though nothing reports against the SDL's files.
  */
 import { visit, type ASTNode } from 'graphql';
 import { describe, expect, it } from 'vitest';

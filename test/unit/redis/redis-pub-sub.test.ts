@@ -1,7 +1,7 @@
 /**
  * Publish/subscribe on the gateway's Redis connection, between two connections as two replicas hold
  * them: on one Redis, and (the `cluster` project) on a Redis Cluster, where it is classic pub/sub
- * carried to every node (docs/redis.md).
+ * carried to every node (node-redis moves it off a lost node; it drops sharded ones).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisConnection } from '../../../src/redis/redis-connection.ts';

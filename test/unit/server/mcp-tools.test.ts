@@ -1,5 +1,5 @@
 /**
- * Which operations become MCP tools, and how (docs/agents.md "Choosing the tools"): a folder stops
+ * Which operations become MCP tools, and how (docs/agents.md "Choose the tools"): a folder stops
  * the start-up on anything that cannot be a tool, naming the file; a manifest leaves such documents
  * out; the endpoint's own checks (trusted documents, limits) hold for tools too; the input schema
  * follows the variables' types through input objects, lists and enums.
