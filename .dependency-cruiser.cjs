@@ -4,7 +4,7 @@
  * this (`npm run deps:check`).
  *
  *   main.ts → server/ → graph/ → domains (certificates/ hosting/ commerce/ stitching/)
- *           → kit/ → upstream/ → errors/ config.ts observability/
+ *           → kit/ → upstream/ → errors/ config.ts (config/) observability/
  *
  * generated/ (codegen's resolver types) sits beside the layers: it is imported for types only.
  * The simulator is not part of the product: only main.ts may load it (dynamically, on request).
@@ -16,7 +16,7 @@ const LAYERS = [
   { name: 'domains', path: '^src/(certificates|hosting|commerce|stitching)/' },
   { name: 'kit', path: '^src/kit/' },
   { name: 'upstream', path: '^src/upstream/' },
-  { name: 'foundation', path: '^src/(errors/|observability/|config\\.ts$)' },
+  { name: 'foundation', path: '^src/(errors/|observability/|config/|config\\.ts$)' },
 ];
 
 /** One rule per layer: nothing in it imports a layer above it. */
