@@ -14,9 +14,7 @@ export const ESSENTIALS = configGroup(
     NODE_ENV: z
       .enum(['development', 'production', 'test'])
       .default('development')
-      .describe(
-        '`production` refuses to guess an upstream, refuses unsafe settings and hides suggestions in errors.',
-      ),
+      .describe('`production` refuses to guess an upstream or run unsafe settings.'),
     UPSTREAM_URL: httpUrl()
       .optional()
       .describe(
@@ -38,7 +36,7 @@ export const ESSENTIALS = configGroup(
       .regex(PROXY_ADDRESSES, 'must be `true` or a comma-separated list of proxy addresses/CIDRs')
       .optional()
       .describe(
-        "Your balancers' addresses/CIDRs, whose `X-Forwarded-For` names the client (`true`: any, refused in production). Unset: the socket's peer is the client.",
+        "Your balancers' addresses/CIDRs, whose `X-Forwarded-For` names the client (`true`: any, not in production).",
       ),
     REDIS_URL: z
       .string()
@@ -53,7 +51,7 @@ export const ESSENTIALS = configGroup(
       .min(16)
       .optional()
       .describe(
-        'Key of the HMAC that turns a token into a key. Required with Redis, the same on every replica. Unset without Redis: random per process.',
+        'Key of the HMAC that turns a token into an id. Required with Redis, the same on every replica; else random.',
       ),
   },
 );

@@ -22,7 +22,7 @@ export const OBSERVABILITY = configGroup(
         'OpenTelemetry spans: `log` (as JSON log lines) or `otlp` (to a collector over OTLP/HTTP).',
       ),
     TRACING_TRUST_TRACEPARENT: flag('off').describe(
-      "`on`: a request's `traceparent` continues the caller's trace (behind your own traced edge); `off`: it only becomes a link.",
+      "`on`: a request's `traceparent` continues the caller's trace; `off`: it becomes a link.",
     ),
     OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl()
       .optional()

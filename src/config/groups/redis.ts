@@ -24,7 +24,7 @@ export const REDIS = configGroup(
       )
       .optional()
       .describe(
-        'A Redis Cluster instead of REDIS_URL: some of its nodes, `host:port,host:port`; list several so start-up does not hang on one.',
+        'A Redis Cluster instead of REDIS_URL: several of its nodes, `host:port,host:port`.',
       ),
     REDIS_KEY_PREFIX: z
       .string()
@@ -46,7 +46,7 @@ export const REDIS = configGroup(
     UPSTREAM_COALESCING_LEASE_MS: int(100, 60_000)
       .default(2_000)
       .describe(
-        'Lease of the replica fetching for the others (renewed while its call lasts): one that dies is replaced after this long.',
+        'Lease of the replica fetching a read for the others; one that dies is replaced after this long.',
       ),
   },
 );

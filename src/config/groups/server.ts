@@ -6,19 +6,19 @@ import { int } from '../values.ts';
 
 export const SERVER = configGroup(
   'Server',
-  'Listening, request bounds, shutdown, and the endpoints besides the graph ([deploy](deploy.md), [security](security.md)).',
+  'Listening, request bounds, shutdown, and the endpoints besides the graph ([security](security.md)).',
   {
     HOST: z.string().min(1).default('0.0.0.0').describe('Listen address.'),
     UPSTREAM: z
       .enum(['url', 'embedded'])
       .optional()
       .describe(
-        '`url` (UPSTREAM_URL) or `embedded` (the simulator in-process: fake data). Unset: `url` when UPSTREAM_URL is set, else `embedded` outside production.',
+        '`url` (UPSTREAM_URL) or `embedded` (the simulator, fake data). Unset: `url` if UPSTREAM_URL is set, else `embedded`.',
       ),
     REQUEST_TIMEOUT_MS: int(1_000, 3_600_000)
       .default(60_000)
       .describe(
-        'Time to receive a whole request, uploads included; slower gets 408. At 60 s a 100 MiB upload needs ~14 Mbit/s.',
+        'Time to receive a whole request, uploads included (408 past it); 60 s lets 100 MiB through at 14 Mbit/s.',
       ),
     HEADERS_TIMEOUT_MS: int(1_000, 3_600_000)
       .default(10_000)
@@ -34,7 +34,7 @@ export const SERVER = configGroup(
     MEMORY_RELEASE_IDLE_MS: int(0, 86_400_000)
       .default(30_000)
       .describe(
-        'Idle time after which heap a burst grew is returned to the system (needs `--expose-gc`, as `npm start` runs); `0`: never.',
+        'Idle time after which memory a burst grew is returned (needs `--expose-gc`, as `npm start`); `0`: never.',
       ),
     REQUEST_BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024)
       .default(256 * 1024)
@@ -57,7 +57,7 @@ export const SERVER = configGroup(
     APQ_MAX_PER_CREDENTIAL: int(1, 1_000_000)
       .default(1_000)
       .describe(
-        'Automatic persisted queries one credential may register per APQ_TTL_SEC; clients without a token register none.',
+        'Persisted queries one credential may register per APQ_TTL_SEC; clients without a token register none.',
       ),
     IDEMPOTENCY_TTL_SEC: int(60)
       .default(86_400)
@@ -65,7 +65,7 @@ export const SERVER = configGroup(
     IDEMPOTENCY_WAIT_MS: int(100, 300_000)
       .default(30_000)
       .describe(
-        'How long a keyed mutation waits for its key (then CONFLICT), or for Redis to take it (then 503 IDEMPOTENCY_UNAVAILABLE).',
+        'How long a keyed mutation waits for its key (then CONFLICT), or for Redis (then IDEMPOTENCY_UNAVAILABLE).',
       ),
   },
 );

@@ -19,7 +19,7 @@ export const SUBSCRIPTIONS = configGroup(
       .enum(['replicas', 'process'])
       .default('replicas')
       .describe(
-        'With Redis, `replicas`: one poll loop per resource and credential for all replicas; `process`: one per replica.',
+        'With Redis, `replicas`: one poll loop per watched resource for all replicas; `process`: one each.',
       ),
   },
 );
@@ -36,13 +36,11 @@ export const AGENTS = configGroup(
       .min(1)
       .optional()
       .describe(
-        'A folder of `.graphql` files whose named operations become the tools (e.g. `examples/mcp`). Unset: the TRUSTED_DOCUMENTS_PATH manifest.',
+        'A folder of `.graphql` files whose operations become the tools (`examples/mcp`). Unset: the trusted manifest.',
       ),
     MCP_PRIORITY: z
       .enum(['user', 'background', 'explorer'])
       .default('background')
-      .describe(
-        "The priority of the tools' upstream calls ([budget](budget.md)): `background` stops at 15 % of the window left.",
-      ),
+      .describe("The priority of the tools' upstream calls ([budget](budget.md#priorities))."),
   },
 );

@@ -5,7 +5,7 @@ import { int } from '../values.ts';
 
 export const UPSTREAM = configGroup(
   'Upstream and budget',
-  "The budget matches the provider's documented allowance; change it only if yours differs ([budget](budget.md)).",
+  "The defaults match the provider's documented allowance ([budget](budget.md)).",
   {
     UPSTREAM_RATE_LIMIT: int(1)
       .default(600)
@@ -16,7 +16,7 @@ export const UPSTREAM = configGroup(
     UPSTREAM_BUCKET_WAIT_MS: int(0, 60_000)
       .default(5_000)
       .describe(
-        'Longest wait for budget, never past the deadline; a call whose room comes later is refused with RATE_LIMITED and retryAfterSec.',
+        'Longest wait for budget (never past the deadline); later room is refused at once with RATE_LIMITED.',
       ),
     UPSTREAM_WRITE_RESERVE_SHARE: z.coerce
       .number()
@@ -24,7 +24,7 @@ export const UPSTREAM = configGroup(
       .max(0.5)
       .default(0.1)
       .describe(
-        "The last part of each credential's window kept for mutations: reads stop there, polling and the explorer a little earlier.",
+        'Share of each window kept for writes: reads stop there, polling and the explorer earlier.',
       ),
     UPSTREAM_DEADLINE_MS: int(100, 120_000)
       .default(10_000)
@@ -41,7 +41,7 @@ export const UPSTREAM = configGroup(
     UPSTREAM_MAX_ATTEMPTS: int(1, 10)
       .default(3)
       .describe(
-        'Attempts of a retryable call (GET) after network errors, timeouts, 5xx or 429, within the deadline.',
+        'Attempts of a GET after network errors, timeouts, 5xx or 429, within the deadline.',
       ),
     UPSTREAM_MAX_RESPONSE_BYTES: int(1024)
       .default(10 * 1024 * 1024)
