@@ -1,6 +1,6 @@
 /**
  * Three replicas share one Redis and lose it while the window is nearly spent, with reads in
- * flight and a keyed deploy retried during the outage (docs/efficiency.md "Redis unreachable, and
+ * flight and a keyed deploy retried during the outage (docs/budget.md "Redis unreachable, and
  * back"; docs/security.md "While Redis is unreachable").
  *
  * The window is 100 calls; the load would spend 150. Weft spends most of it itself, through the
