@@ -9,7 +9,7 @@ const ORIGINS = /^(none|(https?:\/\/[A-Za-z0-9.*[\]:-]+)(,https?:\/\/[A-Za-z0-9.
 
 export const ESSENTIALS = configGroup(
   'Set these',
-  'A production deployment sets the first four; replicas add the last two. Everything else has a default that suits most deployments.',
+  'Production sets the first four; behind a load balancer, TRUST_PROXY; replicas, the last two. The rest have defaults.',
   {
     NODE_ENV: z
       .enum(['development', 'production', 'test'])

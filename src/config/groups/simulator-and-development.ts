@@ -6,7 +6,7 @@ import { int } from '../values.ts';
 
 export const SIMULATOR = configGroup(
   'Simulator',
-  'Read only with UPSTREAM=embedded ([simulator](simulator.md)).',
+  'Read with UPSTREAM=embedded and by `npm run simulator` ([simulator](simulator.md)).',
   {
     SIM_LATENCY_MS: int(0, 60_000).default(0).describe('Latency added to every answer.'),
     SIM_RATE_LIMIT: int(1).default(600).describe('Requests per window per credential.'),
