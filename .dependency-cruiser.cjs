@@ -4,7 +4,7 @@
  * this (`npm run deps:check`).
  *
  *   main.ts → server/ → graph/ → domains (certificates/ hosting/ commerce/ stitching/)
- *           → kit/ → watching/ → upstream/ → redis/ → errors/ config.ts observability/
+ *           → kit/ → watching/ → upstream/ → redis/ → errors/ config.ts (config/) observability/
  *
  * watching/ (the shared pollers behind subscriptions) sits under kit/: the request context every
  * resolver receives carries the registry of pollers.
@@ -21,7 +21,7 @@ const LAYERS = [
   { name: 'watching', path: '^src/watching/' },
   { name: 'upstream', path: '^src/upstream/' },
   { name: 'redis', path: '^src/redis/' },
-  { name: 'foundation', path: '^src/(errors/|observability/|config\\.ts$)' },
+  { name: 'foundation', path: '^src/(errors/|observability/|config/|config\\.ts$)' },
 ];
 
 /** One rule per layer: nothing in it imports a layer above it. */

@@ -32,7 +32,7 @@ export default tseslint.config(
         'error',
         {
           selector: "MemberExpression[object.name='process'][property.name='env']",
-          message: 'Only src/config.ts (and the simulator/test harness) reads process.env.',
+          message: 'Only src/config/ (and the simulator/test harness) reads process.env.',
         },
       ],
     },
@@ -44,7 +44,7 @@ export default tseslint.config(
     languageOptions: { globals: globals.browser },
   },
   {
-    files: ['src/config.ts', 'src/simulator/**', 'test/**', '.ci/**', 'vitest.config.ts'],
+    files: ['src/config/**', 'src/simulator/**', 'test/**', '.ci/**', 'vitest.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -1,5 +1,5 @@
 /**
- * The estimate before a run (docs/demand.md "The bound alone"): as the user edits the document, the
+ * The estimate before a run (docs/budget.md "The bound alone"): as the user edits the document, the
  * variables or the headers, the explorer asks the gateway for the operation's upper bound of
  * upstream calls — a POST of the same document, variables and headers a run would send, with
  * `Weft-Estimate: 1` — which the gateway checks but does not run, so nothing is spent. The answer

@@ -4,10 +4,10 @@
  * (`subscription-fetcher.ts`), with two headers on every request; the ledger of each run, and each
  * part or event as it arrives, noted for the ledger panel and the footer.
  *
- * - `Weft-Priority: explorer`: the explorer's reads are served after apps' (docs/efficiency.md
+ * - `Weft-Priority: explorer`: the explorer's reads are served after apps' (docs/budget.md
  *   "Priorities").
  * - `Weft-Trace: 1`: the response carries its upstream ledger (`extensions.upstream`,
- *   docs/ledger.md), which the panel shows and the response editor shows too.
+ *   docs/budget.md), which the panel shows and the response editor shows too.
  */
 import { createGraphiQLFetcher, type Fetcher, type FetcherParams } from '@graphiql/toolkit';
 import { getOperationAST, Kind, parse, type DocumentNode } from 'graphql';

@@ -1,6 +1,6 @@
 /**
  * The upstream ledger as the explorer reads it from a response (`extensions.upstream`, sent when the
- * request carries `Weft-Trace: 1`; docs/ledger.md), and what the panel shows of it. This is the wire
+ * request carries `Weft-Trace: 1`; docs/budget.md), and what the panel shows of it. This is the wire
  * format, written down on this side on purpose: the panel reads what arrives and checks it, it does
  * not trust a server type.
  */
@@ -39,7 +39,7 @@ export interface Ledger {
   readonly replayed?: true;
   /**
    * The operation's upper bound of upstream calls, computed before it ran (`estimate.calls`,
-   * docs/demand.md); null when the gateway computed none (a subscription, an error before it).
+   * docs/budget.md); null when the gateway computed none (a subscription, an error before it).
    */
   readonly bound: number | null;
   /** The bound again once the unpaged lists it assumed arrived (`estimate.refinedCalls`). */

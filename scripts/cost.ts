@@ -1,6 +1,6 @@
 /**
  * `npm run cost -- <files, folders or a trusted-documents manifest> [--max N]`: the upper bound of
- * upstream calls of every operation a client ships (docs/demand.md), as the gateway computes it
+ * upstream calls of every operation a client ships (docs/budget.md), as the gateway computes it
  * before running one. Prints each operation's bound and its costliest fields; exits 1 when an
  * operation's bound is above the threshold (`--max`, default the gateway's LIMIT_MAX_UPSTREAM_CALLS),
  * or when a document does not parse or validate against the graph, so a front end's CI can refuse

@@ -1,7 +1,7 @@
 /**
  * `npm run simulate:leases [-- --replicas 50 --credentials 1000 --redis-rtt-ms 1 --upstream-rtt-ms
  * 100 --outage-ms 5000 --seed 46]`: today's budget design against token leases
- * (docs/efficiency.md "Leases"), simulated — no network, no Redis, seeded and deterministic — for a
+ * (docs/budget.md "Across replicas: leases"), simulated — no network, no Redis, seeded and deterministic — for a
  * fleet of replicas sharing credentials' budgets. Prints two markdown tables: the cost at steady
  * load (Redis script runs, calls that wait for Redis), and a nearly spent window with and without a
  * Redis outage (upstream 429s, refusals, fairness between replicas of unequal demand).

@@ -106,12 +106,17 @@ export function renderScopeReference(): string {
   ].join('\n\n');
 }
 
+const PRETTIER_IGNORE_START = '<!-- prettier-ignore-start -->';
+const PRETTIER_IGNORE_END = '<!-- prettier-ignore-end -->';
+
 /** The document with its generated part replaced, formatted as the repository formats markdown. */
 export async function regenerated(document: string, path: string): Promise<string> {
   const start = document.indexOf(BEGIN);
   const end = document.indexOf(END);
   if (start === -1 || end < start) throw new Error(`${path} lacks the scope-reference markers`);
-  const text = `${document.slice(0, start + BEGIN.length)}\n\n${renderScopeReference()}\n\n${document.slice(end)}`;
+  // Left as rendered: prettier's column padding tripled the table's bytes.
+  const table = `${PRETTIER_IGNORE_START}\n\n${renderScopeReference()}\n\n${PRETTIER_IGNORE_END}`;
+  const text = `${document.slice(0, start + BEGIN.length)}\n\n${table}\n\n${document.slice(end)}`;
   const prettier = await import('prettier');
   const options = await prettier.resolveConfig(path);
   return prettier.format(text, { ...options, filepath: path });

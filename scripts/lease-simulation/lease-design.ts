@@ -1,5 +1,5 @@
 /**
- * The lease design (docs/efficiency.md "Leases"), on the policy's own functions
+ * The lease design (docs/budget.md "Across replicas: leases"), on the policy's own functions
  * (`src/upstream/budget/lease-policy.ts`): a replica spends the tokens it holds without asking Redis,
  * renews its lease in the background a few Redis round trips before it runs dry (one script run,
  * which also carries its latest `RateLimit-Remaining`), asks at once only when a call finds nothing

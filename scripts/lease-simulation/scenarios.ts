@@ -1,5 +1,5 @@
 /**
- * The scenarios of `npm run simulate:leases` (docs/efficiency.md "Leases" prints their table), and
+ * The scenarios of `npm run simulate:leases` (docs/budget.md "Across replicas: leases" prints their table), and
  * the designs compared in each.
  */
 import type { DesignChoice } from './simulate.ts';

@@ -1,4 +1,4 @@
-/** The simulation's outcomes as the markdown tables of docs/efficiency.md "Leases". */
+/** The simulation's outcomes as the markdown tables of docs/budget.md "Across replicas: leases". */
 import type { Outcome } from './world.ts';
 
 const percent = (share: number) => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)} %`;

@@ -1,5 +1,5 @@
 /**
- * What each certificates field costs in upstream calls, at most (`kit/call-bounds.ts`, docs/demand.md
+ * What each certificates field costs in upstream calls, at most (`kit/call-bounds.ts`, docs/budget.md
  * § Certificates). Read against the resolvers (certificates.resolvers.ts,
  * certificate-mutations.resolvers.ts), the loaders (certificates.loaders.ts: one call per distinct
  * key per request, no batch endpoint) and the api (certificates.api.ts: every function is ONE call,
@@ -18,7 +18,7 @@ import {
  * maximum, and Weft refuses `first` above 100 before any call. An absent `first` counts as 100, not
  * as the default execution applies (15 for the search, the document's; 20 for the customer list,
  * Weft's): the bound cannot tell an omitted argument from a variable `npm run cost` does not know
- * (docs/demand.md), and must hold for both.
+ * (docs/budget.md), and must hold for both.
  */
 const MAX_FIRST = 100;
 

@@ -1,5 +1,5 @@
 /**
- * Card data redaction (docs/commerce.md "Card data"): of a transaction's card, only the brand, the
+ * Card data redaction (docs/graph.md "Card data"): of a transaction's card, only the brand, the
  * last four digits, the expiry month and year and the entry method are kept — anywhere: in a field,
  * in `raw`, in a log, an error or a cache entry. Card numbers and their hashes, track data, PIN
  * blocks, CV data, 3-D Secure cryptograms, EMV tags, key serial numbers, cardholder names and the

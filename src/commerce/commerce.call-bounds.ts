@@ -1,5 +1,5 @@
 /**
- * What each commerce field costs in upstream calls, at most (`kit/call-bounds.ts`, docs/demand.md,
+ * What each commerce field costs in upstream calls, at most (`kit/call-bounds.ts`, docs/budget.md,
  * "Commerce"). Read against commerce.resolvers.ts, commerce.loaders.ts and commerce.api.ts:
  *
  * - `store`, `customer`, `attribute` reads go through keyed loaders (one call per distinct key per

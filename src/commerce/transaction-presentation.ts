@@ -1,5 +1,5 @@
 /**
- * A redacted transaction record as the graph shows it (docs/commerce.md "Card data"): the card
+ * A redacted transaction record as the graph shows it (docs/graph.md "Card data"): the card
  * summary (brand, last four, expiry, entry method) and the `raw` view, in which even the truncated
  * number that stays at rest reads {@link REDACTED}. The redaction itself runs earlier, in the
  * upstream stack (`card-redaction.ts`); this file only reads what it left.

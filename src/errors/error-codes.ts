@@ -22,7 +22,7 @@ export const ErrorCode = {
   SHUTTING_DOWN: 'SHUTTING_DOWN',
   /**
    * The client went away before an upstream read it needed was sent, so the read was dropped
-   * (docs/efficiency.md "Clients that leave"). Nobody is there to receive it: it names the outcome
+   * (docs/budget.md "Clients that leave"). Nobody is there to receive it: it names the outcome
    * in the gateway's logs and ledgers.
    */
   CLIENT_GONE: 'CLIENT_GONE',

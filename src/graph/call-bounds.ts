@@ -1,6 +1,6 @@
 /**
  * Every field's upstream-call bound, from the domains' own declarations (`kit/call-bounds.ts`): the
- * operation pipeline bounds each operation's upstream calls with this table (docs/demand.md).
+ * operation pipeline bounds each operation's upstream calls with this table (docs/budget.md).
  */
 import {
   CERTIFICATE_DETAIL,

@@ -1,5 +1,5 @@
 /**
- * Tells the request's facts when an unpaged list arrives, with its length (docs/demand.md): the
+ * Tells the request's facts when an unpaged list arrives, with its length (docs/budget.md): the
  * bound assumed the list's maximum, and its real length refines the bound of what is still to run —
  * before any field below the list resolves, since graphql resolves them only once this resolver's
  * answer is there. Only the fields declared `unpaged` (`kit/call-bounds.ts`) are wrapped.

@@ -1,5 +1,5 @@
 /**
- * What each hosting field costs in upstream calls, at most (`kit/call-bounds.ts`, docs/demand.md
+ * What each hosting field costs in upstream calls, at most (`kit/call-bounds.ts`, docs/budget.md
  * § Hosting). Read with hosting.resolvers.ts, hosting.loaders.ts and hosting.api.ts: every hosting
  * read is one GET (no paging loop anywhere in this domain), every loader is a keyed loader (one call
  * per distinct key per request, no batch endpoint), and every mutation sends exactly one write and
@@ -23,7 +23,7 @@ import { DEPLOYMENTS_LIMIT, LOG_LINES } from './hosting-inputs.ts';
  * select up to seven per-app reads (1 + 7 × 20 = 141), where 50 would allow two (the dashboard:
  * 1 + 2 × 50 = 101; a third per-app read, 151, is refused). An account with more than 20 apps can
  * make more calls below `apps` than the bound says: raise this number for such an account
- * (docs/demand.md § Hosting).
+ * (docs/budget.md § Hosting).
  */
 export const APPS_LIST_MAX = 20;
 

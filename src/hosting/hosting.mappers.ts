@@ -105,7 +105,7 @@ export const fromPublishResult = (
   errorMessage: null,
 });
 
-// The known members of each open value set (the simulator's values; docs/hosting.md).
+// The known members of each open value set (the simulator's values; docs/graph.md).
 export const appStatus = (raw: string | undefined) => openEnum(raw, ['ACTIVE'] as const);
 export const variantStatus = (raw: string | undefined) =>
   openEnum(raw, ['NOT_DEPLOYED', 'RUNNING', 'STOPPED'] as const);

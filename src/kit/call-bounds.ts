@@ -1,5 +1,5 @@
 /**
- * What the upstream-call bound of an operation needs to know about each field (docs/demand.md):
+ * What the upstream-call bound of an operation needs to know about each field (docs/budget.md):
  * declared by the domain next to its routes (`<domain>/<domain>.call-bounds.ts`), assembled by
  * `graph/call-bounds.ts`, read by `server/demand-control/upstream-call-bound.ts`. Every field whose resolver
  * may call the upstream has a declaration (a test lists the schema's resolvers against them), so a
@@ -35,7 +35,7 @@ export interface FieldCallBound {
   readonly items?: CallCount;
   /**
    * The list is not paged: `items` is an assumed maximum, not one the arguments set. Its real
-   * length, known when it arrives, refines the bound of what is still to run (docs/demand.md).
+   * length, known when it arrives, refines the bound of what is still to run (docs/budget.md).
    */
   readonly unpaged?: boolean;
   /**

@@ -1,6 +1,6 @@
 /**
  * Which fields asked a per-request loader for each key, for the upstream ledger's `paths`
- * (docs/ledger.md): DataLoader runs its batch in the context of the first `load`, so without this
+ * (docs/budget.md): DataLoader runs its batch in the context of the first `load`, so without this
  * every call of a batch would name the first field that asked. Recorded only for a request that
  * lists its ledger (a field path is then set); otherwise one lookup per `load`. Each key keeps at
  * most a few fields and counts the others (`upstream/ledger-field-paths.ts`): a document that asks

@@ -30,7 +30,7 @@ export interface GatewayMetrics {
     name: string | null | undefined,
     upstream: number,
     withoutUpstream: number,
-    /** The operation's upper bound of upstream calls (docs/demand.md), when it had one. */
+    /** The operation's upper bound of upstream calls (docs/budget.md), when it had one. */
     bound?: number,
   ): void;
   /**

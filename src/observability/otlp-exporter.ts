@@ -1,6 +1,6 @@
 /**
  * The OTLP/HTTP span exporter of `TRACING=otlp`, configured by the variables the OpenTelemetry
- * specification defines ("OpenTelemetry Protocol Exporter"; docs/tracing.md): the signal-specific
+ * specification defines ("OpenTelemetry Protocol Exporter"; docs/observability.md): the signal-specific
  * endpoint and protocol win over the general ones. Only the exporter of the chosen encoding is
  * loaded. The exporter package itself also reads the variables Weft leaves to it
  * (`OTEL_EXPORTER_OTLP_HEADERS`, `_TIMEOUT`, `_COMPRESSION`, the certificate files).

@@ -1,5 +1,5 @@
 /**
- * W3C trace context at Weft's two edges (docs/tracing.md "Incoming trace context"): what an incoming
+ * W3C trace context at Weft's two edges (docs/observability.md "Trace context"): what an incoming
  * request's `traceparent`/`tracestate` make of its span, and the headers that name an upstream
  * attempt's span. OpenTelemetry's own propagator parses and writes the headers, so a malformed or
  * unsupported `traceparent` is ignored exactly as the W3C specification says.

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry tracing, off by default (`TRACING=off`; docs/tracing.md). With `TRACING=log` or
+ * OpenTelemetry tracing, off by default (`TRACING=off`; docs/observability.md). With `TRACING=log` or
  * `otlp`, every HTTP request to the GraphQL route is a SERVER span, its GraphQL operation a child,
  * and every upstream attempt (each HTTP request, retries included) a CLIENT span below that, whose
  * `traceparent` the upstream receives. `log` writes finished spans as JSON log lines; `otlp` batches

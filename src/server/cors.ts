@@ -1,5 +1,5 @@
 /**
- * CORS (docs/security.md "CORS"): which web origins' pages may call the graph from a browser.
+ * CORS (docs/security.md "HTTP"): which web origins' pages may call the graph from a browser.
  * Origins come from `CORS_ORIGINS` — exact (`https://app.example.com`) or patterns where `*` stands
  * for one host label or for the port (`https://*.example.com`, `http://localhost:*`); unset, none in
  * production and the loopback origins in development. A preflight is answered with the headers the

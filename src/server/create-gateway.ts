@@ -114,7 +114,7 @@ export async function createGateway(
   const schema = await buildGatewaySchema();
   const app = createFastifyApp(config, logger as FastifyBaseLogger);
   app.decorateRequest('operationLog', undefined);
-  // Memory a burst grew is given back in the next quiet moment (docs/operations.md "Memory").
+  // Memory a burst grew is given back in the next quiet moment (docs/deploy.md "Memory").
   const memoryRelease = startIdleMemoryRelease({
     idleMs: config.MEMORY_RELEASE_IDLE_MS,
     server: app.server,
@@ -127,7 +127,7 @@ export async function createGateway(
   });
   // What TRUST_PROXY costs, once (behind a proxy it does not believe, or believing any).
   registerProxyWarnings(app, config);
-  // The SERVER span of each GraphQL request (docs/tracing.md), from its first hook on.
+  // The SERVER span of each GraphQL request (docs/observability.md), from its first hook on.
   tracing?.traceRoute(app, GRAPHQL_PATH);
   // While shutting down, responses to in-flight requests close their keep-alive connection, so the
   // server can finish instead of waiting out the clients' idle sockets.

@@ -20,7 +20,7 @@ import { onDemandSchemaCompilers } from './schema-compilers.ts';
  */
 const createServer: typeof CreateServer = process.getBuiltinModule('node:http').createServer;
 
-/** `TRUST_PROXY` as Fastify reads it (docs/operations.md "Behind a proxy"). */
+/** `TRUST_PROXY` as Fastify reads it (docs/deploy.md "Behind a load balancer"). */
 function trustProxyOf(value: string | undefined): FastifyServerOptions['trustProxy'] {
   if (value === undefined) return false;
   return value === 'true' ? true : value.split(',');

@@ -1,5 +1,5 @@
 /**
- * How a request asks for its ledger (docs/ledger.md): `Weft-Ledger: 1`. Its first name,
+ * How a request asks for its ledger (docs/budget.md): `Weft-Ledger: 1`. Its first name,
  * `Weft-Trace: 1`, is read the same, so a client written against it keeps its ledger; the new name
  * keeps the ledger apart from `TRACING`, which is OpenTelemetry.
  */

@@ -104,7 +104,7 @@ export function createOperationPipeline(
   demand?: {
     readonly callBounds: CallBoundDeclarations;
     readonly maxWaitMs: number;
-    /** `UPSTREAM_WRITE_RESERVE_SHARE`: what a request at a lower priority leaves (docs/demand.md). */
+    /** `UPSTREAM_WRITE_RESERVE_SHARE`: what a request at a lower priority leaves (docs/budget.md). */
     readonly writeReserveShare?: number;
   },
 ): OperationPipeline {

@@ -1,5 +1,5 @@
 /**
- * What `TRUST_PROXY` costs, said once (docs/operations.md "Behind a proxy"). The client's address
+ * What `TRUST_PROXY` costs, said once (docs/deploy.md "Behind a load balancer"). The client's address
  * bounds the calls of tokens the upstream has not accepted yet (`upstream/budget/unproven-gate.ts`):
  * - unset while requests carry `X-Forwarded-For`: Weft is behind a proxy it does not believe, so
  *   every client behind it shares the proxy's address — logged at the first such request, once per

@@ -49,7 +49,7 @@ export function createRequestContexts(deps: {
   const { services, credentialOf, metrics, tracing } = deps;
   /**
    * A request's facts: with a ledger when it asks to see its upstream calls (`Weft-Ledger: 1`,
-   * docs/ledger.md) or when metrics count them per operation.
+   * docs/budget.md) or when metrics count them per operation.
    */
   const factsOf = (listed: boolean) =>
     createRequestFacts(listed || metrics ? createUpstreamLedger() : undefined, listed);
@@ -67,7 +67,7 @@ export function createRequestContexts(deps: {
       return createGatewayContext(services, {
         ...common(request),
         priority: requestPriorityOf(request.headers['weft-priority']),
-        // `Weft-Ledger: 1`: the response lists the request's upstream calls (docs/ledger.md).
+        // `Weft-Ledger: 1`: the response lists the request's upstream calls (docs/budget.md).
         facts: factsOf(asksForLedger(request.headers)),
         replayKey: request.replayKey,
         noteOperation: (fields) => {

@@ -1,5 +1,5 @@
 /**
- * The deterministic name-collision rule of the stitched graph (also in docs/commerce.md, "Name
+ * The deterministic name-collision rule of the stitched graph (also in docs/graph.md, "Name
  * collisions"). The local SDL and the three subgraphs are independent schemas, and several names
  * clash (`PageInfo` in all four, `Money` in local, catalog and order, `Status` in catalog and tax,
  * `Node` and the root field `node` in local, catalog and order, `SimpleMoneyInput` in catalog and

@@ -1,6 +1,6 @@
 /**
  * What the stitched subgraphs' fields cost in upstream calls, at most (`kit/call-bounds.ts`,
- * docs/demand.md, "Stitched subgraphs").
+ * docs/budget.md, "Stitched subgraphs").
  *
  * Derived from the snapshots in schema/remote/ when this module loads (built once per process and
  * shared with the subschemas, remote-snapshots.ts), with the same collision

@@ -1,7 +1,7 @@
 /**
  * Who still waits for a call's answer. A read that is not sent yet — waiting in its credential's
  * send window, a token bucket or the unproven-token gate — is dropped once nobody does
- * (docs/efficiency.md "Clients that leave"): its client closed the connection, so the call would
+ * (docs/budget.md "Clients that leave"): its client closed the connection, so the call would
  * spend budget and a place in the window for an answer nobody reads. A call one request makes has
  * that request's signal (`RequestScope.gone`); a call several requests share (singleflight) is
  * wanted while ANY of them still waits: {@link sharedInterest} aborts only when the last one left.

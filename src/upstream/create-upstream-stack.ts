@@ -1,7 +1,7 @@
 /**
  * Builds the one upstream client from the configuration and the route table. The order of its layers
  * is the list `layers` below, outermost first — the one place it is written (README "The request
- * path" and docs/efficiency.md point here). A call enters through the route lookup, which attaches
+ * path" and docs/budget.md point here). A call enters through the route lookup, which attaches
  * its route's declaration (`route-lookup.ts`) for every layer below to read.
  *
  * The token bucket wraps the transport so that every attempt, retries included, is paid for; the

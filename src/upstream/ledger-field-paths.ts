@@ -1,5 +1,5 @@
 /**
- * The fields that asked for a ledger call (`paths` in docs/ledger.md), bounded whatever the document.
+ * The fields that asked for a ledger call (`paths` in docs/budget.md), bounded whatever the document.
  *
  * A call is noted with the fields that asked for it as graphql-js already holds them (`info.path`,
  * a linked list of response keys): nothing is copied or joined while the operation runs. Each call

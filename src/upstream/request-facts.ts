@@ -41,7 +41,7 @@ export interface RequestFacts {
   readonly ledger: UpstreamLedger | undefined;
   /** The response lists the ledger, with each call's field path. */
   readonly listed: boolean;
-  /** The operation's upper bound of upstream calls, once known (docs/demand.md). */
+  /** The operation's upper bound of upstream calls, once known (docs/budget.md). */
   readonly estimate: number | undefined;
   recordEstimate(calls: number): void;
   /** The bound again once the unpaged lists it assumed arrived with their real lengths. */

@@ -1,5 +1,5 @@
 /**
- * The upstream ledger of one GraphQL request (docs/ledger.md): every upstream call the operation
+ * The upstream ledger of one GraphQL request (docs/budget.md): every upstream call the operation
  * needed, in order, with what served it — the network, the cache, a stale value, another request's
  * call it joined, a local refusal, or nothing (dropped: its client left before it was sent) — its attempts, its time and the GraphQL path that asked. A
  * request keeps one only when it asks (`Weft-Trace: 1`); without one, every layer skips all of this.

@@ -6,7 +6,7 @@
  * last subscriber gone, shutdown) it releases it and says so, and when it dies the lease lapses:
  * either way a replica still watching claims it within a third of a lease and polls on. Terminal
  * states and errors end the watch on every replica. Whenever Redis fails, a replica polls for
- * itself as it would alone, and rejoins the others when Redis answers again (docs/hosting.md
+ * itself as it would alone, and rejoins the others when Redis answers again (docs/graph.md
  * "Subscriptions across replicas").
  */
 import { ChannelListener } from './channel-listener.ts';

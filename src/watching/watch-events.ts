@@ -1,7 +1,7 @@
 /**
  * What a subscription's `resolve` makes of a shared poller's event (`watch-spec.ts`): its state
  * (an error event throws, so it reaches the client as that event's GraphQL error), and the event's
- * ledger handed to the transport when the subscriber asked for ledgers (docs/ledger.md).
+ * ledger handed to the transport when the subscriber asked for ledgers (docs/budget.md).
  *
  * A poller is shared, so its ledger cannot know whose budget to name: the subscriber's credential's
  * budget is read here, as the event is resolved for it (a snapshot: no upstream call, no token).

@@ -22,7 +22,7 @@ export interface WatchSpec<T> {
 }
 
 /**
- * An event's ledger (docs/ledger.md). `relayed`: the polls listed were made by the replica holding
+ * An event's ledger (docs/budget.md). `relayed`: the polls listed were made by the replica holding
  * the watch's lease, and this replica passed their result on (it made no poll of its own).
  */
 export type EventLedger = LedgerReport & { readonly relayed?: true };
@@ -31,6 +31,6 @@ export type WatchEvent<T> = (
   | { readonly kind: 'state'; readonly state: T }
   | { readonly kind: 'error'; readonly error: unknown }
 ) & {
-  /** The polls this event took (since the previous one): its ledger (docs/ledger.md). */
+  /** The polls this event took (since the previous one): its ledger (docs/budget.md). */
   readonly upstream?: EventLedger;
 };

@@ -1,5 +1,5 @@
 /**
- * Latency that throughput hides (docs/performance.md "Cold screens"): what a user waits for when
+ * Latency that throughput hides (docs/performance.md "What to expect"): what a user waits for when
  * nothing is cached, at the upstream latencies a real provider has, and what a SIGTERM leaves
  * unanswered when the upstream is slow.
  *

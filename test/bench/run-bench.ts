@@ -517,7 +517,7 @@ async function main(): Promise<void> {
     const refused = await refusals(weft.url, weft.child.pid);
     const roundTrips = await measureRedisRoundTrips(gateway);
     // h. @defer, on a simulator and gateway of its own (one slow route). Five runs and a warm-up
-    // of both queries: 84 hosting reads, within one tenant's 96 a minute (docs/efficiency.md).
+    // of both queries: 84 hosting reads, within one tenant's 96 a minute (docs/budget.md).
     const deferred = await measureDefer(5);
     // i. latency: cold screens one at a time (5 each after a warm-up), then the drain.
     const coldScreens = await measureColdScreens(COLD_LATENCIES_MS, 5);

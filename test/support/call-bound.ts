@@ -1,5 +1,5 @@
 /**
- * The upstream-call bound of a query as the gateway computes it (docs/demand.md), for tests that
+ * The upstream-call bound of a query as the gateway computes it (docs/budget.md), for tests that
  * hold it against the calls the simulator counts.
  */
 import { Kind, parse, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';

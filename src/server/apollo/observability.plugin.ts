@@ -1,7 +1,7 @@
 /**
  * Apollo plugin: one metrics observation per GraphQL operation (name, outcome, latency), and, with
  * tracing on, the operation's span — a child of its HTTP request's span and the parent of its
- * upstream attempt spans (docs/tracing.md).
+ * upstream attempt spans (docs/observability.md).
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Span } from '@opentelemetry/api';

@@ -89,7 +89,7 @@ export function upstreamFactsPlugin(
     if (facts.ledger && facts.listed && !estimateOnly) {
       // After the operation, spent or not: a snapshot costs no upstream call.
       const after = (facts.spent > 0 ? facts.budget : undefined) ?? (await budgetOf(contextValue));
-      // The bound beside what was spent (docs/demand.md): never below `totals.upstream`.
+      // The bound beside what was spent (docs/budget.md): never below `totals.upstream`.
       extensions.upstream = {
         ...facts.ledger.report(after ?? null),
         estimate:

@@ -1,5 +1,5 @@
 /**
- * Demand control inside Apollo Server (HTTP; docs/demand.md): once the operation passed the
+ * Demand control inside Apollo Server (HTTP; docs/budget.md): once the operation passed the
  * pipeline's checks, its upstream-call bound meets what is left of the credential's window before
  * anything is spent; an unpaged list that arrives refines the bound (and, for an operation let in
  * on what it spends before its lists arrive, refuses the fields the budget can no longer pay); and

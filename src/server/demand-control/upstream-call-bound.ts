@@ -1,5 +1,5 @@
 /**
- * The upstream-call bound of an operation (docs/demand.md): how many upstream calls executing it can
+ * The upstream-call bound of an operation (docs/budget.md): how many upstream calls executing it can
  * make at most with an empty cache, computed from the document, its variables and the fields'
  * declarations (`kit/call-bounds.ts`) before anything is spent. The walk:
  *

@@ -1,5 +1,5 @@
 /**
- * Demand control in upstream calls (docs/demand.md): before an operation spends anything, its
+ * Demand control in upstream calls (docs/budget.md): before an operation spends anything, its
  * upper bound of upstream calls (`upstream-call-bound.ts`) is held against
  * - the per-operation maximum (`LIMIT_MAX_UPSTREAM_CALLS`): over it, the operation is refused
  *   whatever the budget, as a limit (`extensions.limit: "upstreamCalls"`, `max`, `actual`);

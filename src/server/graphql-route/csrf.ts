@@ -1,5 +1,5 @@
 /**
- * CSRF prevention that does not block real clients (docs/security.md "CSRF"). A browser sends a
+ * CSRF prevention that does not block real clients (docs/security.md "HTTP"). A browser sends a
  * cross-site request without asking the server first (a "simple" request) only when it carries
  * nothing but CORS-safelisted headers and a form-like content type. A request that carries any of
  * these headers cannot be simple — the browser must preflight it, and the CORS policy decides —

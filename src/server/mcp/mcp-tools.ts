@@ -3,7 +3,7 @@
  * named query or mutation — its name the operation's, its input schema the operation's variables,
  * its output schema the shape of the data its selections answer, its description
  * the comment above the operation followed by its cost: the bound in upstream calls Weft computes
- * for it with the default arguments (docs/demand.md), the same bound `npm run cost` prints. A
+ * for it with the default arguments (docs/budget.md), the same bound `npm run cost` prints. A
  * mutation takes an `idempotencyKey` beside its variables: Weft runs it with that
  * `Idempotency-Key`, so that an agent's retry never writes twice.
  */

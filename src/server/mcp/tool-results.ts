@@ -4,7 +4,7 @@
  * answered (no data, or every root field null beside errors) — a tool error whose structured content is the GraphQL errors, each with Weft's typed
  * `code` and its details (`retryAfterSec`, `limit`, `argument` …), and the budget beside a
  * RATE_LIMITED one. What the call spent rides in `_meta`: the ledger of its upstream calls, the bound
- * it was held to, the budget after it (docs/ledger.md).
+ * it was held to, the budget after it (docs/budget.md).
  *
  * Nothing is added that the GraphQL answer did not hold: card data and secret values never reach a
  * result because the graph never returns them.

@@ -50,7 +50,7 @@ export interface ResponseReplayOptions {
 
 /**
  * A replay's body with its ledger: no call listed — the whole response came from the cache — and
- * the budget as it stands (docs/ledger.md).
+ * the budget as it stands (docs/budget.md).
  */
 async function withReplayLedger(body: Buffer, budget: BudgetSnapshot | undefined): Promise<string> {
   const result = JSON.parse(body.toString('utf8')) as { extensions?: Record<string, unknown> };

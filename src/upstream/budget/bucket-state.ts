@@ -1,5 +1,5 @@
 /**
- * One credential bucket's arithmetic (docs/efficiency.md "Budget"), the same in every store and in
+ * One credential bucket's arithmetic (docs/budget.md "Budget"), the same in every store and in
  * the lease script: a bucket no answer has corrected, its refill, what an upstream answer changes,
  * the part of a window a priority leaves to the ones before it, what it tells the client, and how
  * long until it has room; and a credential's fair share of a route class the gateway shares.

@@ -1,5 +1,5 @@
 /**
- * Which calls go first when a credential's window runs low (docs/efficiency.md "Priorities"). Every
+ * Which calls go first when a credential's window runs low (docs/budget.md "Priorities"). Every
  * upstream call has one of four priorities, in this order:
  * 1. `write` — a write a client asked for (a mutation's upstream call, from an app or the explorer):
  *    may spend the window to its last call;
@@ -81,7 +81,7 @@ export function priorityOf(call: RoutedCall): CallPriority {
 }
 
 /**
- * The priority an operation is held to as a whole before it runs (docs/demand.md): a mutation's
+ * The priority an operation is held to as a whole before it runs (docs/budget.md): a mutation's
  * calls are writes, unless its request runs in the background (as {@link priorityOf} treats each
  * call); a query's are its request's reads.
  */

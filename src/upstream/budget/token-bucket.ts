@@ -1,5 +1,5 @@
 /**
- * The per-credential token bucket in front of every upstream call (docs/efficiency.md "Budget"),
+ * The per-credential token bucket in front of every upstream call (docs/budget.md "Budget"),
  * plus the route-class buckets a route may declare (`upstream-routes.ts`).
  *
  * The credential bucket mirrors the upstream's window ("600 requests per ~1399 s per credential"):

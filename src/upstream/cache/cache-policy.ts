@@ -32,7 +32,7 @@ interface PolicyTable {
   readonly routes: readonly DeclaredPolicy[];
 }
 
-/** The TTL table (docs/efficiency.md "Cache"): kind, TTL, routes. */
+/** The TTL table (docs/budget.md "Cache"): kind, TTL, routes. */
 export function cacheKinds(
   table: PolicyTable,
 ): { kind: string; ttlSec: number; routes: string[] }[] {

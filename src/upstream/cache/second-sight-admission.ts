@@ -9,7 +9,7 @@
  * The same screen asked twice still costs one upstream call: the first answer, not stored here, is
  * still replayable by the whole-response cache (its tags and freshness are recorded as if stored),
  * which answers the repeat; only another screen reading the same page pays it a second time, and
- * then keeps it (docs/efficiency.md "Cache").
+ * then keeps it (docs/budget.md "Cache").
  *
  * Bounded: a fixed table of 32-bit fingerprints, one slot per fingerprint's low bits (64 KiB,
  * allocated once). A key whose slot another key took since is seen as new again (it is stored on

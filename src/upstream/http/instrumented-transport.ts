@@ -2,7 +2,7 @@
  * Metrics and trace spans for every upstream attempt, at the innermost layer so that each HTTP
  * request is counted once (retries included, cache hits and refusals excluded). Labels and span
  * attributes carry the route template, never a raw path. With tracing on, each request carries the
- * `traceparent` of its attempt's span (docs/tracing.md).
+ * `traceparent` of its attempt's span (docs/observability.md).
  */
 import { UpstreamError } from '../../errors/gateway-errors.ts';
 import type { GatewayMetrics } from '../../observability/metrics.ts';

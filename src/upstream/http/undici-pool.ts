@@ -2,7 +2,7 @@
  * undici's connection pool and its error classes, loaded by themselves: `import 'undici'` loads the
  * whole library (fetch, WebSocket, mocks, caches, interceptors: some 110 files) and, through it,
  * Node's own bundled copy as well — ~35 ms of every start-up, for a transport that uses one pool
- * (docs/operations.md "Start-up"). These are the same classes undici's entry point exports, from
+ * (docs/deploy.md "Start-up"). These are the same classes undici's entry point exports, from
  * the same files (test/unit/upstream/http/undici-pool.test.ts holds them to it, so an upgrade that moves
  * a file fails there, not in production).
  */

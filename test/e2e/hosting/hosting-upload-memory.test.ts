@@ -5,7 +5,7 @@
  *
  * A 100 MiB archive goes through whole under the image's heap limits, and the gateway's resident
  * memory grows by at most {@link UPLOAD_GROWTH_BOUND} while it does: its peak (`VmHWM`, reset just
- * before the upload through `/proc/<pid>/clear_refs`) against its RSS before. docs/hosting.md claims
+ * before the upload through `/proc/<pid>/clear_refs`) against its RSS before. docs/graph.md claims
  * the growth is collectable garbage, less than the file; a gateway that held the file grows by the
  * file's 100 MiB at least. Then a burst of queries, and
  * once requests stop the idle memory release (which needs the image's `--expose-gc`) gives back what
@@ -23,7 +23,7 @@ const MiB = 1024 * 1024;
 const FILE_BYTES = 100 * MiB;
 /**
  * The most the gateway's peak RSS may grow during the 100 MiB upload: less than the file
- * (docs/hosting.md). What it grows by is garbage of the streaming, most of it the young generation
+ * (docs/graph.md). What it grows by is garbage of the streaming, most of it the young generation
  * (2 × 32 MiB semi-spaces under the image's flags, performance.md): +35 to +70 MiB measured here; a build
  * that held the file before sending it grew +208 MiB.
  */

@@ -456,7 +456,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
       const ledger = sent.extensions.upstream;
       const made = await cold.upstreamCalls();
       expect(made).toBeGreaterThan(0);
-      // The apps list is unpaged: once it arrived, the bound is exact (docs/demand.md).
+      // The apps list is unpaged: once it arrived, the bound is exact (docs/budget.md).
       expect(ledger.estimate).toEqual({
         calls: typed.extensions.upstream.estimate.calls,
         refinedCalls: made,

@@ -137,7 +137,7 @@ describe('graceful shutdown in production mode', () => {
       );
     const query = settle(gateway.gql(SLOW_QUERY));
     // Another credential: a credential's first upstream call is its slow-start probe, and its next
-    // one waits for the probe's answer (docs/efficiency.md), which would keep the write from starting.
+    // one waits for the probe's answer (docs/budget.md), which would keep the write from starting.
     const mutation = settle(gateway.gql(CREATE, { name: 'cut-by-shutdown' }, 'writer-token'));
     // Both have reached the upstream: the query's read and the mutation's write are under way, so
     // whether the app gets created is up to the upstream, not the gateway.

@@ -1,8 +1,8 @@
 /**
  * Three gateway processes on a Redis Cluster of their own (three masters, three replicas on
  * 7010–7015) lose the master that holds the credential's bucket (SIGKILL) while the window is nearly
- * spent, with reads in flight and keyed orders retried during the outage (docs/efficiency.md "Redis
- * unreachable, and back"; docs/security.md "While Redis is unreachable"). The slot stays without a
+ * spent, with reads in flight and keyed orders retried during the outage (docs/budget.md "Redis
+ * unreachable, and back"; docs/replicas.md "When Redis is lost"). The slot stays without a
  * master until the test lets the cluster promote its replica (the replica is told
  * `cluster-replica-no-failover yes` before the kill, `no` after): the outage is a phase of the test,
  * not a race with the cluster's timer.

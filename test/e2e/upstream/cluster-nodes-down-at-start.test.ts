@@ -9,7 +9,7 @@
  * master is served on the shared bucket (leases of it). A tenant whose bucket is on the dead master
  * holds no lease of it: its reads are refused by name — RATE_LIMITED, `limiter: "SHARED_BUDGET"` —
  * once they have waited for the bucket (`UPSTREAM_BUCKET_WAIT_MS`), never for a command timeout,
- * and nothing is sent upstream for them (docs/efficiency.md "Redis unreachable, and back"). `/readyz`
+ * and nothing is sent upstream for them (docs/budget.md "Across replicas: leases"). `/readyz`
  * stays 200 and says how many slots have no reachable master. Then a gateway none of whose cluster
  * nodes can be reached (three refuse connections, one accepts and never answers, so the discovery
  * is still under way): the same answers, nothing waits for that discovery.

@@ -81,7 +81,7 @@ describe.skipIf(!testRedisAvailable)('a replica fetching for the others dies mid
 
   it('lets the waiting replica fetch once the dead one stops renewing its lease, within the deadline', async () => {
     // One answered call first, so the credential's view is fresh: a never-answered credential sends
-    // one call at a time (docs/efficiency.md "Send window"), and B's would wait for A's held one.
+    // one call at a time (docs/budget.md "The send window"), and B's would wait for A's held one.
     expect((await a.gql(WARM_UP)).body.errors).toBeUndefined();
     const abandoned = a.gql(DASHBOARD.query).catch(() => undefined);
     await until(() => appListArrivals === 1, "replica A's app list held at the simulator");

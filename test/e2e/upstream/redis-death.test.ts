@@ -1,7 +1,7 @@
 /**
  * Three replicas share one Redis and lose it while the window is nearly spent, with reads in
- * flight and a keyed deploy retried during the outage (docs/efficiency.md "Redis unreachable, and
- * back"; docs/security.md "While Redis is unreachable").
+ * flight and a keyed deploy retried during the outage (docs/budget.md "Redis unreachable, and
+ * back"; docs/replicas.md "When Redis is lost").
  *
  * The window is 100 calls; the load would spend 150. Weft spends most of it itself, through the
  * shared bucket: replicas B and C call once each, early, then A spends the window down to 3, and

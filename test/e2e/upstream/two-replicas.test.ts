@@ -98,7 +98,7 @@ describe.skipIf(!testRedisAvailable)('two replicas on one Redis', () => {
     expect(limited.length).toBeGreaterThan(work.length / 2);
     expect(limited.every((r) => (r.retryAfterSec ?? 0) > 60)).toBe(true);
     // Refused for the part kept for writes (or, while the last reads were in flight, the window),
-    // or — a two-call read with one call left — before it runs (docs/demand.md).
+    // or — a two-call read with one call left — before it runs (docs/budget.md).
     const named = new Set(['RESERVE', 'CREDENTIAL', 'OPERATION_BOUND']);
     expect(limited.filter((r) => !named.has(r.limiter ?? ''))).toEqual([]);
     expect(limited.some((r) => r.limiter === 'RESERVE')).toBe(true);

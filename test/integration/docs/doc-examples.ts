@@ -26,7 +26,7 @@ export type Marker =
   | { readonly kind: 'not-runnable'; readonly reason: string };
 
 export interface FencedBlock {
-  /** `docs/hosting.md:8`: where the block opens. */
+  /** `docs/graph.md:8`: where the block opens. */
   readonly where: string;
   readonly language: string;
   readonly text: string;

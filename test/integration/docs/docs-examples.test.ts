@@ -1,7 +1,7 @@
 /**
  * Docs that run: every example of README.md and docs/*.md (doc-examples.ts says what counts and how
  * a block is marked) runs against a real simulator and gateway, one fresh pair per Markdown file, in
- * document order, so a later example may use what an earlier one created (docs/hosting.md's flow).
+ * document order, so a later example may use what an earlier one created (docs/graph.md's flow).
  *
  * Shell examples run as written: bash runs the block in an empty temporary directory with the real
  * `curl`, the only change being `localhost:4000` → the test gateway's address. `curl` is wrapped in a

@@ -1,5 +1,5 @@
 /**
- * The upstream ledger (`Weft-Ledger: 1`, or `Weft-Trace: 1` by its first name; docs/ledger.md): every upstream call an operation needed,
+ * The upstream ledger (`Weft-Ledger: 1`, or `Weft-Trace: 1` by its first name; docs/budget.md): every upstream call an operation needed,
  * matched call for call against what the simulator counted — cold, warm, coalesced with another
  * request and refused locally — with the GraphQL path that asked, and nothing secret in it.
  */
@@ -146,7 +146,7 @@ describe('the upstream ledger', () => {
       env: { UPSTREAM_RATE_LIMIT: '3', UPSTREAM_RATE_WINDOW_SEC: '120' },
     });
     // Partial results accepted: the operation runs although its bound exceeds the budget
-    // (docs/demand.md), and the calls the budget cannot pay are refused one by one.
+    // (docs/budget.md), and the calls the budget cannot pay are refused one by one.
     const result = await stack.gql(
       DASHBOARD,
       {},

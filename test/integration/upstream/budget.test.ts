@@ -107,7 +107,7 @@ describe('token bucket through the gateway', () => {
     expect(error.path).toEqual(['certificateCustomer', 'certificate']);
 
     // A query mixing a cached field with one it cannot afford: its bound (2 calls) exceeds what
-    // is left, so it is refused before anything runs (docs/demand.md)…
+    // is left, so it is refused before anything runs (docs/budget.md)…
     const MIXED = `{ list: certificateCustomer(customerId: "demo-customer") { certificates(first: 2) { edges { node { certificateId } } } }
          more: certificateCustomer(customerId: "demo-customer") { certificate(certificateId: "cert-0030") { csr } } }`;
     const refused = await stack.gql(MIXED);

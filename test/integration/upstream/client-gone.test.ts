@@ -1,6 +1,6 @@
 /**
  * A client that leaves stops its queued calls. A credential's send window is held
- * full: a fresh gateway's view of a credential is stale, so it lets one call out (docs/efficiency.md
+ * full: a fresh gateway's view of a credential is stale, so it lets one call out (docs/budget.md
  * "Send window"), and the simulator holds that one — the app list — until the test releases it.
  * Clients then ask for certificate details (one upstream read each, cert-0001…), which wait in line
  * behind it, and close their connections. Once the held call is answered, none of the departed

@@ -1,5 +1,5 @@
 /**
- * A cold screen takes the upstream's two rounds, not more (docs/efficiency.md "Send window"): once
+ * A cold screen takes the upstream's two rounds, not more (docs/budget.md "The send window"): once
  * the upstream has answered the credential, the calls a screen makes from the answers it just got go
  * out together, within a quarter of a round trip of those answers — not a few per round trip.
  *

@@ -123,7 +123,7 @@ describe.skipIf(!testRedisAvailable)('one upstream fetch across replicas', () =>
       CREDENTIAL_HMAC_SECRET: SECRET,
       REDIS_CONNECT_TIMEOUT_MS: '200',
       REDIS_COMMAND_TIMEOUT_MS: '100',
-      // What a call with no token held waits for Redis before it is refused (docs/efficiency.md).
+      // What a call with no token held waits for Redis before it is refused (docs/budget.md).
       UPSTREAM_BUCKET_WAIT_MS: '300',
     });
     runs.push({ sim, replicas, prefix });

@@ -17,7 +17,7 @@ import { startStack, type Stack } from '../../support/gateway-harness.ts';
 /** The junk: this many tokens, each sending this many requests at once (120 in all). */
 const JUNK_TOKENS = 12;
 const CALLS_PER_JUNK_TOKEN = 10;
-/** Probes of unproven tokens in flight from one client address (docs/efficiency.md). */
+/** Probes of unproven tokens in flight from one client address (docs/budget.md). */
 const PROBES_PER_ADDRESS = 2;
 
 /** While set, the simulator holds every call but the other tenant's read until it is resolved. */
@@ -109,7 +109,7 @@ describe('shared per-IP limits', () => {
     const tookMs = Date.now() - started;
     expect(other.body.errors, JSON.stringify(other.body.errors)).toBeUndefined();
     expect(other.body.data.app).not.toBeUndefined();
-    // Not answered after a held call's place ran out: a call holds it at most 5 s (docs/efficiency.md "Send
+    // Not answered after a held call's place ran out: a call holds it at most 5 s (docs/budget.md "Send
     // window"), so a read that waited for one takes at least that; a busy machine takes 1–2 s.
     expect(tookMs).toBeLessThan(5_000);
     // Asked while both were in flight: nothing of them answered yet.

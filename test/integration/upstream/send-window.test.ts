@@ -33,7 +33,7 @@ const TOKEN = 'demo-token';
 const ELSEWHERE = '/v2/certificates/subscriptions/search';
 const DETAIL_ROUTE = 'GET /v2/customers/{customerId}/certificates/{certificateId}';
 /**
- * The 429s a budget spent behind Weft's back may cost: docs/efficiency.md "Send window" says a
+ * The 429s a budget spent behind Weft's back may cost: docs/budget.md "The send window" says a
  * fresh view starts at 4 calls in flight, per replica (each spends its lease with its own window).
  * Written here as the number, not imported from the product, so that a build whose window is wider
  * fails this test instead of moving the bound with it.

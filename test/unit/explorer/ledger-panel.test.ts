@@ -1,6 +1,6 @@
 /**
  * The explorer's ledger panel against fixture responses in the ledger's wire format
- * (docs/ledger.md): what it reads from `extensions.upstream`, and what it renders — one row per
+ * (docs/budget.md): what it reads from `extensions.upstream`, and what it renders — one row per
  * call with its method, route, status, source (with a refusal's limiter), attempts and time, the
  * totals, and the budget — rendered by React 19 to HTML, as the browser gets it. The Chromium
  * test (`test/e2e/server/explorer.browser.test.ts`) checks the same panel against the gateway.

@@ -1,5 +1,5 @@
 /**
- * Every field that may call the upstream declares its call bound (docs/demand.md), so a new field
+ * Every field that may call the upstream declares its call bound (docs/budget.md), so a new field
  * cannot be added without one; and every list below which calls can happen declares its items.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

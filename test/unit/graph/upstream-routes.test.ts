@@ -397,8 +397,8 @@ describe('cache policy', () => {
     expect(() => createCachePolicy(table, new Map([['app', 5]]))).not.toThrow();
   });
 
-  it('declares exactly the cache kinds docs/efficiency.md lists', () => {
-    const doc = readFileSync(new URL('../../../docs/efficiency.md', import.meta.url), 'utf8');
+  it('declares exactly the cache kinds docs/budget.md lists', () => {
+    const doc = readFileSync(new URL('../../../docs/budget.md', import.meta.url), 'utf8');
     const cacheSection = doc.slice(doc.indexOf('## Cache'), doc.indexOf('## Budget'));
     const documented = cacheSection
       .split('\n')

@@ -1,5 +1,5 @@
 /**
- * The lease simulation's claims (docs/efficiency.md "Leases"), on a configuration small enough for
+ * The lease simulation's claims (docs/budget.md "Across replicas: leases"), on a configuration small enough for
  * the unit project: at steady load leases cost at most a quarter of a budget script run per
  * upstream call (today: two); with Redis down while the window is nearly spent, replicas on leases
  * send no call past the window, where today's `REDIS_DOWN_BUDGET_SHARE` fallback does — at the

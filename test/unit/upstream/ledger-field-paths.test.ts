@@ -1,5 +1,5 @@
 /**
- * The text of a ledger call's `paths` (docs/ledger.md): a path as graphql-js gives it, named with
+ * The text of a ledger call's `paths` (docs/budget.md): a path as graphql-js gives it, named with
  * its response keys and list indexes, every part of it bounded whatever the document's aliases.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * The certificates declarations (src/certificates/certificates.call-bounds.ts, and `Query.node` of
- * src/graph/call-bounds.ts) held against execution (docs/demand.md, "Certificates"): for queries
+ * src/graph/call-bounds.ts) held against execution (docs/budget.md, "Certificates"): for queries
  * that use every certificates field that calls, with an empty cache (no upstream cache, no response
  * cache), the calls the simulator counts never exceed the bound computed before execution. Where the
  * bound is exact the case says so and asserts equality: a declaration that undercounted a field on

@@ -1,7 +1,7 @@
 /**
  * The hosting declarations (src/hosting/hosting.call-bounds.ts) held against execution: for
  * operations that select every hosting field that calls the upstream, the calls the simulator counts
- * with an empty cache never exceed the bound computed before the run (docs/demand.md § Hosting).
+ * with an empty cache never exceed the bound computed before the run (docs/budget.md § Hosting).
  * And the operations are tight enough to notice an undercount: each calling declaration, lowered
  * (its calls to 0, a per-app field to once per request, the apps list to one item), makes some
  * operation's bound fall below what it actually cost.

@@ -1,5 +1,5 @@
 /**
- * Demand control in upstream calls (docs/demand.md): an operation is held against its upper bound
+ * Demand control in upstream calls (docs/budget.md): an operation is held against its upper bound
  * of upstream calls before it spends anything — over the per-operation maximum it is refused as a
  * limit, over what is left of the credential's window it is refused with RATE_LIMITED (429,
  * Retry-After), unless the client accepts partial results; the bound travels with the ledger.
@@ -111,7 +111,7 @@ describe('the upstream-call bound of an operation', () => {
 
 describe('the bound of a request at a lower priority', () => {
   it('is held to what its priority leaves, where a user request of the same bound runs', async () => {
-    // A window of 40: reads leave 4 calls, background 6, the explorer 8 (docs/efficiency.md).
+    // A window of 40: reads leave 4 calls, background 6, the explorer 8 (docs/budget.md).
     stack = await startStack({
       sim: { rateLimit: 40, rateWindowSec: 300 },
       env: { UPSTREAM_RATE_LIMIT: '40', UPSTREAM_RATE_WINDOW_SEC: '300', UPSTREAM_CACHE: 'off' },

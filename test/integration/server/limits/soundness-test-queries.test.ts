@@ -1,5 +1,5 @@
 /**
- * The tests' own queries: the upstream-call bound (docs/demand.md) is never below
+ * The tests' own queries: the upstream-call bound (docs/budget.md) is never below
  * the calls execution makes with an empty cache, over the operations written in the project's own
  * tests (test/support/test-documents.ts collects them: every literal of test/**\/*.ts outside this
  * folder that parses as GraphQL, one standalone document per operation, deduped by text, kept when

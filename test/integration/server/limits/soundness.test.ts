@@ -1,5 +1,5 @@
 /**
- * The bound is sound: the upstream-call bound (docs/demand.md) is never below the calls execution
+ * The bound is sound: the upstream-call bound (docs/budget.md) is never below the calls execution
  * makes with an empty cache, counted at the simulator. Over two corpora:
  *
  * - operations generated from the gateway's schema (test/support/operation-generator.ts): a fixed
@@ -86,7 +86,7 @@ async function measure(
     query,
     variables,
     bound,
-    // The bound again once its unpaged lists arrived (docs/demand.md): a bound too.
+    // The bound again once its unpaged lists arrived (docs/budget.md): a bound too.
     refined: body.extensions?.upstream?.estimate?.refinedCalls,
     actual: stats.total,
     byField,

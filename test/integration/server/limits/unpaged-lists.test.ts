@@ -1,7 +1,7 @@
 /**
  * An unpaged list (`apps`: `GET /apps` has no paging and no documented maximum) counts its assumed
  * maximum before the run; once it arrives, its length gives the bound of what is still to run
- * (docs/demand.md § Unpaged lists). Held over the range of account sizes, below and above the assumed
+ * (docs/budget.md § Unpaged lists). Held over the range of account sizes, below and above the assumed
  * maximum, and over the range of what is left of the window around the dashboard's real cost.
  */
 import { afterEach, describe, expect, it } from 'vitest';

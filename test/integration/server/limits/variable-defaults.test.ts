@@ -1,6 +1,6 @@
 /**
  * Variables left to their defaults mean what execution makes of them, in every place that reads
- * them before execution (docs/demand.md "Variables and their defaults"): `@include(if: $v)` with
+ * them before execution (docs/budget.md "Demand control"): `@include(if: $v)` with
  * `$v: Boolean = false` sent without `$v` is not a 500 but a field left out, and `first: $n` with
  * `$n: Int = 2` is bounded as two, in the run, in `Weft-Estimate` and in the bound the budget meets.
  *

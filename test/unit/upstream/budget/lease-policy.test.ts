@@ -1,5 +1,5 @@
 /**
- * The lease policy's arithmetic (docs/efficiency.md "Leases", the design to be implemented): what a
+ * The lease policy's arithmetic (docs/budget.md "Across replicas: leases", the design to be implemented): what a
  * replica asks for, what the shared bucket grants, what comes back, how answers correct it. The
  * simulation of 50 replicas × 1,000 credentials runs on these functions
  * (test/unit/scripts/lease-simulation.test.ts).
