@@ -2,7 +2,7 @@
  * The graph's own SDL (every schema/*.graphql file, in name order), read and parsed once per
  * process. Three parts of start-up need it — the stitched subgraphs' call bounds (when their module
  * loads), the name-collision rule and the schema build — and parsing the ~60 KB again for each was a
- * measurable part of start-up (docs/performance.md "Start-up"). The documents are shared: nothing
+ * measurable part of start-up (docs/deploy.md "Start-up"). The documents are shared: nothing
  * that reads them (graphql-js, graphql-tools' merge) changes an AST it is given.
  *
  * Parsed without locations: nothing reads where a definition was in its file (the schema is built

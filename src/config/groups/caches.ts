@@ -17,7 +17,7 @@ export const CACHES = configGroup(
       .optional()
       .transform((overrides) => overrides ?? (new Map() as ReadonlyMap<string, number>))
       .describe(
-        'Per-kind TTLs, `kind=seconds,…` (e.g. `app=10,store=300`); the kinds are in [budget](budget.md). An unknown kind stops the start-up.',
+        'Per-kind TTLs, `kind=seconds,…` (e.g. `app=10,store=300`); the kinds are in [budget](budget.md#caches).',
       ),
     RESPONSE_CACHE: flag('on').describe(
       'Replay a whole query response when every upstream read it made was cached.',

@@ -17,17 +17,13 @@ export const SERVER = configGroup(
       ),
     REQUEST_TIMEOUT_MS: int(1_000, 3_600_000)
       .default(60_000)
-      .describe(
-        'Time to receive a whole request, uploads included (408 past it); 60 s lets 100 MiB through at 14 Mbit/s.',
-      ),
+      .describe('Time to receive a whole request, uploads included (408 past it).'),
     HEADERS_TIMEOUT_MS: int(1_000, 3_600_000)
       .default(10_000)
       .describe("Time to receive a request's headers; past it the connection is closed."),
     KEEPALIVE_TIMEOUT_MS: int(1_000, 600_000)
       .default(72_000)
-      .describe(
-        "Idle keep-alive time; above load balancers' usual 60 s, so they never reuse a connection Weft is closing.",
-      ),
+      .describe("Idle keep-alive time; above load balancers' usual 60 s."),
     SHUTDOWN_TIMEOUT_MS: int(0, 120_000)
       .default(8_000)
       .describe('Time to finish in-flight requests on SIGTERM/SIGINT.'),

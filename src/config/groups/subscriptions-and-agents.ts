@@ -28,9 +28,7 @@ export const AGENTS = configGroup(
   'Agents (MCP)',
   'The MCP endpoint for AI agents ([agents](agents.md)).',
   {
-    MCP: onOff('off').describe(
-      'The MCP endpoint at `POST /mcp`: the chosen operations as tools. `off`: the MCP SDK is never loaded.',
-    ),
+    MCP: onOff('off').describe('The MCP endpoint at `POST /mcp`: the chosen operations as tools.'),
     MCP_OPERATIONS_DIR: z
       .string()
       .min(1)

@@ -1,5 +1,5 @@
 /**
- * One replica's leases of the credentials' shared buckets (docs/budget.md "Leases"): per
+ * One replica's leases of the credentials' shared buckets (docs/budget.md "Across replicas: leases"): per
  * credential, what it holds and until when, what it has to tell the shared bucket (the latest
  * upstream answer, an ended lease's unspent tokens, a probe's end), and the one script run on its way
  * (`redis-leases.ts`), which every call needing a token joins. `leased-bucket-store.ts` spends them.

@@ -1,5 +1,5 @@
 /**
- * Token leases, the shared side (docs/budget.md "Leases"): what the Redis script
+ * Token leases, the shared side (docs/budget.md "Across replicas: leases"): what the Redis script
  * (`redis-leases.ts`) decides when a replica asks — the grant, the lease it makes of it, what a
  * lease's holder gives back, and how an upstream answer a replica reports corrects the shared
  * bucket. Pure functions like the replica's side (`lease-policy.ts`), which the script mirrors and

@@ -1,5 +1,5 @@
 /**
- * Token leases (docs/budget.md "Leases"): instead of one Redis script run per upstream call, a
+ * Token leases (docs/budget.md "Across replicas: leases"): instead of one Redis script run per upstream call, a
  * replica takes a slice of a credential's shared bucket in one script run, spends it locally, and
  * settles it when the lease is renewed or ends. These are the policy's pure functions — no I/O, no
  * clock, no import — so that the simulation (`scripts/lease-simulation.ts`), the replica's side

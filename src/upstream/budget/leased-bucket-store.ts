@@ -1,5 +1,5 @@
 /**
- * The token buckets of replicas sharing Redis, with leases (docs/budget.md "Leases"): a replica
+ * The token buckets of replicas sharing Redis, with leases (docs/budget.md "Across replicas: leases"): a replica
  * takes a slice of a credential's bucket in one script run (`credential-leases.ts`,
  * `redis-leases.ts`) and spends it locally — the send window and the priorities of its own memory
  * store decide each call as on a single replica — then settles it when it renews, gives it back or

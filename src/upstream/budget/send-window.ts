@@ -1,6 +1,6 @@
 /**
  * The send window: how many calls of one credential may be in flight that the upstream has not
- * answered yet (docs/budget.md "Send window"). Weft's view of a budget can be wrong however
+ * answered yet (docs/budget.md "The send window"). Weft's view of a budget can be wrong however
  * recent it is — another client of the same token may spend the window between two of Weft's calls
  * — and a burst sent on a wrong view comes back as a burst of upstream 429s. So, as TCP's slow
  * start does for a network path:

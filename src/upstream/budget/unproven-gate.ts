@@ -1,5 +1,5 @@
 /**
- * Room for tokens the upstream has never answered (docs/budget.md "Unproven tokens"). A junk
+ * Room for tokens the upstream has never answered (docs/budget.md "Route classes and unproven tokens"). A junk
  * token looks like a new tenant until its 401 comes back, and every call in flight holds room in
  * the route classes the whole gateway shares (the upstream's per-IP limits). Neither the token nor
  * the client's address tells junk from a new tenant: a flood may use a new token per request, and

@@ -32,7 +32,7 @@ interface PolicyTable {
   readonly routes: readonly DeclaredPolicy[];
 }
 
-/** The TTL table (docs/budget.md "Cache"): kind, TTL, routes. */
+/** The TTLs (docs/budget.md "Caches"): kind, TTL, routes. */
 export function cacheKinds(
   table: PolicyTable,
 ): { kind: string; ttlSec: number; routes: string[] }[] {
