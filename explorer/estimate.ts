@@ -98,6 +98,7 @@ const OWN_HEADERS = new Set([
   'content-type',
   'accept',
   'weft-estimate',
+  'weft-ledger',
   'weft-trace',
   'weft-priority',
 ]);
@@ -152,7 +153,7 @@ export function planEstimate(input: EstimateInput): EstimatePlan {
         'Content-Type': 'application/json',
         Accept: 'application/graphql-response+json, application/json',
         'Weft-Priority': 'explorer',
-        // Not `Weft-Trace`: the bound alone is the answer, and a ledger would replace it.
+        // Not `Weft-Ledger`: the bound alone is the answer, and a ledger would replace it.
         'Weft-Estimate': '1',
       },
       body: {

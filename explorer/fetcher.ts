@@ -6,7 +6,7 @@
  *
  * - `Weft-Priority: explorer`: the explorer's reads are served after apps' (docs/budget.md
  *   "Priorities").
- * - `Weft-Trace: 1`: the response carries its upstream ledger (`extensions.upstream`,
+ * - `Weft-Ledger: 1`: the response carries its upstream ledger (`extensions.upstream`,
  *   docs/budget.md), which the panel shows and the response editor shows too.
  */
 import { createGraphiQLFetcher, type Fetcher, type FetcherParams } from '@graphiql/toolkit';
@@ -70,7 +70,7 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 /** The headers every run carries; the Headers tab's own come after them (and may replace them). */
-const OWN_HEADERS = { 'Weft-Priority': 'explorer', 'Weft-Trace': '1' } as const;
+const OWN_HEADERS = { 'Weft-Priority': 'explorer', 'Weft-Ledger': '1' } as const;
 
 export function createExplorerFetcher(endpoint: string, lastRun: LastRunStore): Fetcher {
   // Queries and mutations: GraphiQL's fetcher, which reads an answer's parts (`multipart/mixed`,

@@ -1,6 +1,6 @@
 /**
  * The upstream ledger as the explorer reads it from a response (`extensions.upstream`, sent when the
- * request carries `Weft-Trace: 1`; docs/budget.md), and what the panel shows of it. This is the wire
+ * request carries `Weft-Ledger: 1`; docs/budget.md), and what the panel shows of it. This is the wire
  * format, written down on this side on purpose: the panel reads what arrives and checks it, it does
  * not trust a server type.
  */

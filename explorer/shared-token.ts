@@ -1,6 +1,6 @@
 /**
  * The one `Authorization` header every tab uses. GraphiQL sends the headers its editor shows (the
- * fetcher adds only `Weft-Priority` and `Weft-Trace`), so the token has to be in each tab's editor:
+ * fetcher adds only `Weft-Priority` and `Weft-Ledger`), so the token has to be in each tab's editor:
  * `token-sync.ts` writes it there. This file holds the token and the text rules.
  *
  * It is kept for this browser tab's session (sessionStorage: only this origin, gone when the tab

@@ -4,9 +4,9 @@
  *
  * Why SSE and not graphql-ws (docs/try-it.md "The explorer"): an SSE subscription is a
  * POST like every other run, so it carries the Headers tab as it is — `Authorization`, `X-Store-Id`,
- * any header the user types — and the explorer's own `Weft-Priority` and `Weft-Trace`. A WebSocket
+ * any header the user types — and the explorer's own `Weft-Priority` and `Weft-Ledger`. A WebSocket
  * cannot carry headers: the token would have to be copied into connection parameters, where the
- * gateway reads only the token and `Weft-Trace`, and the connection would outlive a token edited in
+ * gateway reads only the token and `Weft-Ledger`, and the connection would outlive a token edited in
  * the Headers tab. Under the page's `connect-src 'self'` both work; SSE needs nothing more.
  */
 import type { FetcherParams } from '@graphiql/toolkit';

@@ -228,7 +228,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium: subscriptions, @defer an
     const headers = await subscriptions[0]!.allHeaders();
     expect(headers.accept).toContain('text/event-stream');
     expect(headers.authorization).toBe('Bearer demo-token');
-    expect(headers['weft-trace']).toBe('1');
+    expect(headers['weft-ledger']).toBe('1');
     expect(headers['weft-priority']).toBe('explorer');
 
     // The second poll goes on: ACTIVE, and the stream ends.

@@ -134,7 +134,7 @@ describe.skipIf(chromiumMissing)('explorer in Chromium', () => {
     await stack.resetCounts();
     const first = await run(page, '"certificateId"');
     expect(first.headers['weft-priority']).toBe('explorer');
-    expect(first.headers['weft-trace']).toBe('1');
+    expect(first.headers['weft-ledger']).toBe('1');
     const response = first.body;
     expect(response.errors).toBeUndefined();
     expect(response.data.certificateCustomer.certificates.edges.length).toBeGreaterThan(0);
