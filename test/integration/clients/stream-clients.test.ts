@@ -10,6 +10,7 @@ import { Defer20220824Handler, GraphQL17Alpha9Handler } from '@apollo/client/inc
 import { cacheExchange, createClient, fetchExchange } from '@urql/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deferred, type Deferred } from '../../support/clock.ts';
+import { heldStatusReads } from '../../support/held-status-reads.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 
 const STORE = '11111111-1111-4111-8111-111111111111';
@@ -26,20 +27,15 @@ const APPS = `query Apps {
 }`;
 
 /** The app whose runtime status read is held, by app id, until the test lets it go. */
-const held = new Map<string, Deferred<void>>();
-const statusRead = /\/apps\/([^/]+)\/status$/;
+const statusReads = heldStatusReads();
+const held = statusReads.held;
 
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({
     // Each client's reads reach the upstream (no cache shared between the clients' runs).
     env: { UPSTREAM_CACHE: 'off', RESPONSE_CACHE: 'false' },
-    sim: {
-      onArrival: async ({ url }) => {
-        const appId = statusRead.exec(url.split('?')[0]!)?.[1];
-        if (appId) await held.get(appId)?.promise;
-      },
-    },
+    sim: { onArrival: statusReads.onArrival },
   });
 });
 afterAll(() => stack.close());
@@ -156,7 +152,7 @@ for (const [name, watch] of Object.entries(CLIENTS)) {
       const list = await stack.gql('{ apps { appId } }', {}, { headers: AUTH });
       const appIds = (list.body.data.apps as { appId: string }[]).map((app) => app.appId);
       expect(appIds.length).toBeGreaterThanOrEqual(3);
-      for (const appId of appIds.slice(1)) held.set(appId, deferred());
+      for (const appId of appIds.slice(1)) statusReads.hold(appId);
       const client = watch(APPS);
       const shownApps = (shown: Shown) =>
         (shown.data.apps as { appId: string }[]).map((app) => app.appId);

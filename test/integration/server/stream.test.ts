@@ -8,7 +8,7 @@
  * away: incremental-client-gone.test.ts.)
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deferred, type Deferred } from '../../support/clock.ts';
+import { heldStatusReads } from '../../support/held-status-reads.ts';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { postForParts } from '../../support/multipart-parts.ts';
 
@@ -30,19 +30,14 @@ const page = (stream: string) =>
 const STREAMED_PAGE = page('@stream(initialCount: 2, label: "page")');
 
 /** The app whose runtime status read is held, by app id, until the test lets it go. */
-const held = new Map<string, Deferred<void>>();
-const statusRead = /\/apps\/([^/]+)\/status$/;
+const statusReads = heldStatusReads();
+const held = statusReads.held;
 
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({
     env: { UPSTREAM_CACHE: 'off', RESPONSE_CACHE: 'false' },
-    sim: {
-      onArrival: async ({ url }) => {
-        const appId = statusRead.exec(url.split('?')[0]!)?.[1];
-        if (appId) await held.get(appId)?.promise;
-      },
-    },
+    sim: { onArrival: statusReads.onArrival },
   });
 });
 afterAll(() => stack.close());
@@ -162,7 +157,7 @@ describe('a streamed list whose items take their own upstream calls', () => {
     const appIds = (list.body.data.apps as { appId: string }[]).map((app) => app.appId);
     expect(appIds.length).toBeGreaterThanOrEqual(3);
     // Every app's status read but the first is held, each until the test lets it go.
-    for (const appId of appIds.slice(1)) held.set(appId, deferred());
+    for (const appId of appIds.slice(1)) statusReads.hold(appId);
     const answer = await postForParts(
       `${stack.url}/graphql`,
       { query: '{ apps @stream(initialCount: 1) { appId runtimeStatus { appStatus } } }' },
