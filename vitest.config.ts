@@ -18,6 +18,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * cross-replica-flight.test.ts). Their tests without Redis are not registered in the rerun
  * (`describeWithoutRedis`, `rerunOnCluster`).
  */
+/** e2e files whose figure is the process's memory under a burst (the project `e2e-alone`). */
+const ALONE = ['test/e2e/observability/traced-ledger-memory.test.ts'];
+
 const CLUSTER_FILES = [
   'test/unit/upstream/budget/token-bucket.test.ts',
   'test/unit/upstream/budget/leased-bucket-store.test.ts',
@@ -113,7 +116,20 @@ export default defineConfig({
         test: { name: 'integration-isolated', include: INTEGRATION_ISOLATED, pool: 'threads' },
       },
       // Real processes (`node src/main.ts`), signals, Chromium: what a deployment runs.
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...ALONE],
+        },
+      },
+      // The memory peak of a burst, measured with the machine to itself: run after every other
+      // project, since a file beside it slows the burst's readers and the answers wait in memory.
+      {
+        extends: true,
+        test: { name: 'e2e-alone', include: ALONE, sequence: { groupOrder: 1 } },
+      },
       // The files above that use Redis, again on a Redis Cluster (test/support/redis.ts reads
       // WEFT_TEST_REDIS), which the global set-up starts on ports 7000–7005 when none is up.
       {
