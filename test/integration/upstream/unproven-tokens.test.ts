@@ -274,6 +274,17 @@ function junkInFlightAtUpstream(sim: RunningSimulator) {
   };
 }
 
+/** Calls of unproven tokens in flight or waiting at the replicas' gates (`weft_unproven_calls`). */
+async function unprovenCallsAtGates(urls: readonly string[]): Promise<number> {
+  let calls = 0;
+  for (const url of urls) {
+    const text = await (await request(`${url}/metrics`)).body.text();
+    for (const [, value] of text.matchAll(/^weft_unproven_calls\{state="\w+"\} (\d+)$/gm))
+      calls += Number(value);
+  }
+  return calls;
+}
+
 const junkToken = (kind: Kind, wave: string, n: number) => `junk-${kind}-${wave}-${n}`;
 
 // ---------------------------------------------------------------------------------------------
@@ -376,6 +387,12 @@ describe.each(stores)('junk tokens against the $store store', ({ store, run }) =
       await until(
         () => junk.arrived >= UNPROVEN_CALLS_PER_CLIENT * urls.length,
         'the junk let through reaching the upstream',
+      );
+      // And until the whole flood has been taken in (in flight or waiting at each replica's gate):
+      // the tenant meets the gate holding the junk, not the gateway still reading 150 requests.
+      await until(
+        async () => (await unprovenCallsAtGates(urls)) === flood.length,
+        'the whole flood at the gates',
       );
       const held = junk.now;
 
