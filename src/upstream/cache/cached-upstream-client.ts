@@ -225,19 +225,32 @@ export function createCachedUpstreamClient(
     return value;
   }
 
+  async function lookUp(key: string, tags: readonly string[]): Promise<CacheLookup | undefined> {
+    try {
+      return await cache.lookup(key, tags);
+    } catch (error) {
+      warnStore(error, 'lookup');
+      return undefined;
+    }
+  }
+
+  const isFresh = (entry: CachedAnswer | undefined): entry is CachedAnswer =>
+    entry !== undefined && now() < entry.freshUntil;
+
   async function cached<T>(
     call: RoutedCall,
     decision: Extract<CacheDecision, { type: 'cache' }>,
   ): Promise<UpstreamResponse<T>> {
     const key = keyOf(call, decision.kind);
-    let lookup: CacheLookup | undefined;
-    try {
-      lookup = await cache.lookup(key, decision.tags);
-    } catch (error) {
-      warnStore(error, 'lookup');
+    const mark = singleflight.settlements;
+    let lookup = await lookUp(key, decision.tags);
+    // The call this one would have joined settled while the lookup was on its way: its answer, if
+    // kept, is in the cache now. One more lookup instead of a second upstream call.
+    if (!call.fresh && !isFresh(lookup?.entry) && singleflight.settledSince(key, mark)) {
+      lookup = (await lookUp(key, decision.tags)) ?? lookup;
     }
     const entry = lookup?.entry;
-    if (entry && now() < entry.freshUntil && !call.fresh) {
+    if (entry && isFresh(entry) && !call.fresh) {
       options.onLookup?.('hit');
       call.ledgerEntry?.servedBy('cache');
       call.scope?.facts?.recordCacheUse(entry.tags, entry.freshUntil);

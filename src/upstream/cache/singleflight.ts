@@ -5,6 +5,11 @@
  * of the answer, so no request can change what another one reads. A call not sent yet is dropped
  * only once every request that waits for it is gone (`call-interest.ts`): the fetch gets a signal
  * that says so.
+ *
+ * A read that missed the cache may find no call in flight only because the one it would have
+ * joined settled while its lookup was on its way (a Redis round trip under load): the answer is in
+ * the cache by then. So the singleflight also tells which keys settled lately, counted in
+ * settlements rather than time: a caller notes the count before its lookup and asks after a miss.
  */
 import { sharedInterest, type SharedInterest } from '../call-interest.ts';
 
@@ -23,7 +28,17 @@ export interface Singleflight {
   readonly inFlight: number;
   /** Stops new callers from joining the calls in flight (after a write made them stale). */
   forgetAll(): void;
+  /** Calls settled so far: noted before a cache lookup, for {@link Singleflight.settledSince}. */
+  readonly settlements: number;
+  /**
+   * Whether a call with this key settled after `settlements` was `mark` (false once more than
+   * {@link RECENT_KEYS} other keys have settled since: then the caller fetches, as without it).
+   */
+  settledSince(key: string, mark: number): boolean;
 }
+
+/** Keys whose settlement is remembered, in each of two generations. */
+export const RECENT_KEYS = 1024;
 
 /**
  * A call in flight, as the map holds it: emptied when the call settles. The map lives as long as
@@ -40,6 +55,18 @@ interface Flight {
 
 export function createSingleflight(copy: <T>(value: T) => T = structuredClone): Singleflight {
   const calls = new Map<string, Flight>();
+  let settlements = 0;
+  // Two generations, the older dropped whole: bounded without a timer or a scan.
+  let recent = new Map<string, number>();
+  let older = new Map<string, number>();
+  const settled = (key: string) => {
+    settlements += 1;
+    if (recent.size >= RECENT_KEYS) {
+      older = recent;
+      recent = new Map();
+    }
+    recent.set(key, settlements);
+  };
   return {
     run<T>(
       key: string,
@@ -60,6 +87,7 @@ export function createSingleflight(copy: <T>(value: T) => T = structuredClone): 
         flight.call = undefined;
         flight.interest = undefined;
         if (calls.get(key) === flight) calls.delete(key);
+        settled(key);
       });
       const flight: Flight = { call, interest };
       calls.set(key, flight);
@@ -70,6 +98,12 @@ export function createSingleflight(copy: <T>(value: T) => T = structuredClone): 
     },
     forgetAll() {
       calls.clear();
+    },
+    get settlements() {
+      return settlements;
+    },
+    settledSince(key, mark) {
+      return (recent.get(key) ?? older.get(key) ?? 0) > mark;
     },
   };
 }

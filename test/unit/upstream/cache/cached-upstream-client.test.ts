@@ -15,7 +15,10 @@ import { createCachedUpstreamClient } from '../../../../src/upstream/cache/cache
 import { createRouteLookup } from '../../../../src/upstream/route-lookup.ts';
 import { createCredentialFactory } from '../../../../src/upstream/credential.ts';
 import { createRequestFacts } from '../../../../src/upstream/request-facts.ts';
-import { createUpstreamCache } from '../../../../src/upstream/cache/upstream-cache.ts';
+import {
+  createUpstreamCache,
+  type UpstreamCache,
+} from '../../../../src/upstream/cache/upstream-cache.ts';
 import {
   createSecondSightAdmission,
   type SecondSightAdmission,
@@ -40,6 +43,7 @@ type Answer = (call: UpstreamCall) => Promise<unknown>;
 function setup(
   answer: Answer = async (call) => ({ appId: call.params?.appId, n: Math.random() }),
   extra: { admission?: SecondSightAdmission } = {},
+  cacheAround: (cache: UpstreamCache) => UpstreamCache = (cache) => cache,
 ) {
   let clock = 1_000_000;
   const calls: UpstreamCall[] = [];
@@ -55,10 +59,12 @@ function setup(
   const client = createRouteLookup(
     createCachedUpstreamClient({
       inner,
-      cache: createUpstreamCache({
-        store: { type: 'memory', maxBytes: 1 << 20 },
-        tagTtlMs: 3_600_000,
-      }),
+      cache: cacheAround(
+        createUpstreamCache({
+          store: { type: 'memory', maxBytes: 1 << 20 },
+          tagTtlMs: 3_600_000,
+        }),
+      ),
       policy: createCachePolicy(routes),
       keyOf: createCacheKeyer('unit-test-secret-0123456789'),
       singleflight: createSingleflight(),
@@ -145,6 +151,30 @@ describe('cached upstream client', () => {
       alice.id,
       bob.id,
     ]);
+  });
+
+  it('reads the cache again, instead of calling, when the call it would have joined settled during its lookup', async () => {
+    // The second read's lookup is on its way (a slow Redis) while the first read's call is answered
+    // and stored: it misses, and finds no call in flight to join.
+    const slowLookup = deferred();
+    let lookups = 0;
+    const { client, calls } = setup(undefined, {}, (cache) => ({
+      ...cache,
+      async lookup(key, tags) {
+        lookups += 1;
+        const missed = cache.lookup(key, tags);
+        if (lookups === 2) await slowLookup.promise;
+        return missed;
+      },
+    }));
+    const first = client.request(readApp());
+    const second = client.request(readApp());
+    const answered = await first;
+    expect(calls).toHaveLength(1);
+    slowLookup.resolve();
+    expect((await second).data).toEqual(answered.data);
+    expect(calls).toHaveLength(1);
+    expect(lookups).toBe(3);
   });
 
   it('serves a stale value, and says so, when the upstream fails or the budget is empty', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSingleflight } from '../../../../src/upstream/cache/singleflight.ts';
+import { createSingleflight, RECENT_KEYS } from '../../../../src/upstream/cache/singleflight.ts';
 import { deferred } from '../../../support/clock.ts';
 
 describe('singleflight', () => {
@@ -84,5 +84,20 @@ describe('singleflight', () => {
     expect(await joiner).toBe('after the write');
     expect(calls).toBe(1);
     expect(flight.inFlight).toBe(0);
+  });
+
+  it('tells which keys settled after a mark, and forgets them after two generations of other keys', async () => {
+    const flight = createSingleflight();
+    const before = flight.settlements;
+    await flight.run('cred-a:k', async () => 'answer');
+    expect(flight.settledSince('cred-a:k', before)).toBe(true);
+    expect(flight.settledSince('cred-a:other', before)).toBe(false);
+    // A mark taken after the settlement: nothing settled since.
+    expect(flight.settledSince('cred-a:k', flight.settlements)).toBe(false);
+    // One generation of other keys later it is still known; after the second, forgotten.
+    for (let i = 0; i < RECENT_KEYS; i += 1) await flight.run(`cred-a:${i}`, async () => i);
+    expect(flight.settledSince('cred-a:k', before)).toBe(true);
+    for (let i = 0; i < RECENT_KEYS; i += 1) await flight.run(`cred-b:${i}`, async () => i);
+    expect(flight.settledSince('cred-a:k', before)).toBe(false);
   });
 });
