@@ -12,6 +12,11 @@
  * the system). It blocks the event loop while it runs, which is why it waits for a quiet moment
  * and runs once per burst, never under load. It needs `globalThis.gc` (`node --expose-gc`, as
  * `npm start` and the image run Weft); without it nothing happens.
+ *
+ * Probes are not requests here: an orchestrator asks `/healthz` and `/readyz` every few seconds and
+ * Prometheus scrapes `/metrics`, so counting them, a deployed replica was never quiet and kept its
+ * peak for good. They make next to no garbage, and a collection between two of them delays one
+ * probe by its pause, well within any probe's timeout.
  */
 import { getHeapStatistics } from 'node:v8';
 import type { FastifyBaseLogger } from 'fastify';
@@ -20,7 +25,7 @@ export interface IdleMemoryReleaseOptions {
   /** Quiet time (no request arriving) before memory is released; 0 for never. */
   readonly idleMs: number;
   /** Where requests arrive: the HTTP server (one counter increment per request, nothing more). */
-  readonly server: { on(event: 'request', listener: () => void): unknown };
+  readonly server: { on(event: 'request', listener: (request: { url?: string }) => void): unknown };
   readonly logger: FastifyBaseLogger;
   /** Heap growth since the last release that makes another worth its pause. */
   readonly growthBytes?: number;
@@ -31,6 +36,16 @@ export interface IdleMemoryReleaseOptions {
 }
 
 const MiB = 1024 * 1024;
+
+/** The paths of probes and scrapes, which do not end a quiet moment. */
+const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Whether a request is a probe: its path, without a query string, is one of {@link PROBE_PATHS}. */
+export function isProbe(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  const query = url.indexOf('?');
+  return PROBE_PATHS.has(query === -1 ? url : url.slice(0, query));
+}
 
 /** V8's memory-reducing full collection, when Node exposes it (`--expose-gc`). */
 function lastResortCollection(): (() => void) | undefined {
@@ -53,8 +68,8 @@ export function startIdleMemoryRelease(options: IdleMemoryReleaseOptions): { sto
   const growthBytes = options.growthBytes ?? 32 * MiB;
 
   let requests = 0;
-  options.server.on('request', () => {
-    requests += 1;
+  options.server.on('request', (request) => {
+    if (!isProbe(request.url)) requests += 1;
   });
   let requestsSeen = 0;
   let quietSince = Date.now();

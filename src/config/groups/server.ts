@@ -30,7 +30,7 @@ export const SERVER = configGroup(
     MEMORY_RELEASE_IDLE_MS: int(0, 86_400_000)
       .default(30_000)
       .describe(
-        'Idle time after which memory a burst grew is returned (needs `--expose-gc`, as `npm start`); `0`: never.',
+        'Idle time (probes and scrapes do not count) after which memory a burst grew is returned (needs `--expose-gc`, as `npm start`); `0`: never.',
       ),
     REQUEST_BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024)
       .default(256 * 1024)

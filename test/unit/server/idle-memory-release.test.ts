@@ -34,7 +34,7 @@ function harness(options: { idleMs?: number; collector?: boolean } = {}) {
     rssBytes: () => heap * 2,
   });
   return {
-    request: () => server.emit('request'),
+    request: (url = '/graphql') => server.emit('request', { url }),
     grow: (bytes: number) => (heap += bytes),
     collections,
     lines,
@@ -50,6 +50,28 @@ afterEach(() => {
 });
 
 describe('idle memory release', () => {
+  it('is not kept from its quiet moment by health probes and metric scrapes', () => {
+    const h = harness();
+    h.request();
+    h.grow(80 * MiB);
+    // An orchestrator's probes and a scrape, every second, and nothing else.
+    for (let second = 0; second < 10; second += 1) {
+      h.request('/healthz');
+      h.request('/readyz');
+      h.request('/metrics?name[]=weft_upstream_calls_total');
+      vi.advanceTimersByTime(1_000);
+    }
+    expect(h.collections).toHaveLength(1);
+    // A request that is not a probe, by its path, ends the quiet moment as any other.
+    h.grow(80 * MiB);
+    for (let second = 0; second < 10; second += 1) {
+      h.request('/healthz-of-my-own');
+      vi.advanceTimersByTime(1_000);
+    }
+    expect(h.collections).toHaveLength(1);
+    h.release.stop();
+  });
+
   it('collects once after a quiet period that follows growth, and says what it gave back', () => {
     const h = harness();
     h.request();
