@@ -8,8 +8,11 @@
  *
  * A read that missed the cache may find no call in flight only because the one it would have
  * joined settled while its lookup was on its way (a Redis round trip under load): the answer is in
- * the cache by then. So the singleflight also tells which keys settled lately, counted in
+ * the cache by then. So the singleflight also tells whether a key settled lately, counted in
  * settlements rather than time: a caller notes the count before its lookup and asks after a miss.
+ * The count is stamped in a fixed table by a hash of the key, not kept with the key: holding every
+ * settled key would promote each one to the old generation. A stamp is only ever raised, so a key
+ * that settled is never missed; two keys sharing a slot cost the caller one more lookup.
  */
 import { sharedInterest, type SharedInterest } from '../call-interest.ts';
 
@@ -31,14 +34,21 @@ export interface Singleflight {
   /** Calls settled so far: noted before a cache lookup, for {@link Singleflight.settledSince}. */
   readonly settlements: number;
   /**
-   * Whether a call with this key settled after `settlements` was `mark` (false once more than
-   * {@link RECENT_KEYS} other keys have settled since: then the caller fetches, as without it).
+   * Whether a call with this key settled after `settlements` was `mark`: never false when one did;
+   * rarely true when none did (another key settled in its slot of the table).
    */
   settledSince(key: string, mark: number): boolean;
 }
 
-/** Keys whose settlement is remembered, in each of two generations. */
-export const RECENT_KEYS = 1024;
+/** Slots of the settlement table (a power of two): 32 KiB. */
+const SETTLEMENT_SLOTS = 4096;
+
+/** FNV-1a of a key, masked to a slot of the settlement table. */
+function slotOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash & (SETTLEMENT_SLOTS - 1);
+}
 
 /**
  * A call in flight, as the map holds it: emptied when the call settles. The map lives as long as
@@ -56,16 +66,10 @@ interface Flight {
 export function createSingleflight(copy: <T>(value: T) => T = structuredClone): Singleflight {
   const calls = new Map<string, Flight>();
   let settlements = 0;
-  // Two generations, the older dropped whole: bounded without a timer or a scan.
-  let recent = new Map<string, number>();
-  let older = new Map<string, number>();
+  const stamps = new Float64Array(SETTLEMENT_SLOTS);
   const settled = (key: string) => {
     settlements += 1;
-    if (recent.size >= RECENT_KEYS) {
-      older = recent;
-      recent = new Map();
-    }
-    recent.set(key, settlements);
+    stamps[slotOf(key)] = settlements;
   };
   return {
     run<T>(
@@ -103,7 +107,7 @@ export function createSingleflight(copy: <T>(value: T) => T = structuredClone): 
       return settlements;
     },
     settledSince(key, mark) {
-      return (recent.get(key) ?? older.get(key) ?? 0) > mark;
+      return stamps[slotOf(key)]! > mark;
     },
   };
 }
