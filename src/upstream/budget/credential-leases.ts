@@ -1,8 +1,9 @@
 /**
- * One replica's leases of the credentials' shared buckets (docs/budget.md "Across replicas: leases"): per
- * credential, what it holds and until when, what it has to tell the shared bucket (the latest
- * upstream answer, an ended lease's unspent tokens, a probe's end), and the one script run on its way
- * (`redis-leases.ts`), which every call needing a token joins. `leased-bucket-store.ts` spends them.
+ * One replica's leases of the credentials' shared buckets
+ * (docs/budget.md "Across replicas: leases"): per credential, what it holds and until when, what it
+ * has to tell the shared bucket (the latest upstream answer, an ended lease's unspent tokens, a
+ * probe's end), and the one script run on its way (`redis-leases.ts`), which every call needing a
+ * token joins. `leased-bucket-store.ts` spends them.
  */
 import type { BudgetCorrection } from './bucket-store.ts';
 import { DEFAULT_LEASE_CONFIG, demandAt, heldAfterAnswer, leaseAskOf } from './lease-policy.ts';

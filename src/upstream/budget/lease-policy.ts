@@ -1,12 +1,12 @@
 /**
- * Token leases (docs/budget.md "Across replicas: leases"): instead of one Redis script run per upstream call, a
- * replica takes a slice of a credential's shared bucket in one script run, spends it locally, and
- * settles it when the lease is renewed or ends. These are the policy's pure functions — no I/O, no
- * clock, no import — so that the simulation (`scripts/lease-simulation.ts`), the replica's side
- * (`credential-leases.ts`, `leased-bucket-store.ts`) and the Redis script (`redis-leases.ts`, which
- * mirrors the shared side's functions, `lease-grants.ts`) decide the same way. This file holds the
- * configuration and the replica's side: its demand, what it asks for, when it renews, what it may
- * spend.
+ * Token leases (docs/budget.md "Across replicas: leases"): instead of one Redis script run per
+ * upstream call, a replica takes a slice of a credential's shared bucket in one script run, spends
+ * it locally, and settles it when the lease is renewed or ends. These are the policy's pure
+ * functions — no I/O, no clock, no import — so that the simulation (`scripts/lease-simulation.ts`),
+ * the replica's side (`credential-leases.ts`, `leased-bucket-store.ts`) and the Redis script
+ * (`redis-leases.ts`, which mirrors the shared side's functions, `lease-grants.ts`) decide the same
+ * way. This file holds the configuration and the replica's side: its demand, what it asks for, when
+ * it renews, what it may spend.
  *
  * The invariant every function keeps: what the shared bucket has left (`tokens`) plus what every
  * replica holds is never more than what the bucket had. A replica spends only what it holds, and

@@ -1,8 +1,8 @@
 /**
- * The lease script, in Lua (docs/budget.md "Across replicas: leases"): one run grants a replica a slice of a
- * credential's bucket, settles what it gives back and folds in the upstream answers it reports,
- * on Redis's clock. It mirrors the pure policy (`lease-policy.ts`, `lease-grants.ts`); the keys it
- * touches and the way it is run are `redis-leases.ts`'s.
+ * The lease script, in Lua (docs/budget.md "Across replicas: leases"): one run grants a replica a
+ * slice of a credential's bucket, settles what it gives back and folds in the upstream answers it
+ * reports, on Redis's clock. It mirrors the pure policy (`lease-policy.ts`, `lease-grants.ts`); the
+ * keys it touches and the way it is run are `redis-leases.ts`'s.
  */
 import { luaNow } from '../../redis/redis-script.ts';
 

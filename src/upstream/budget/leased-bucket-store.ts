@@ -1,10 +1,11 @@
 /**
- * The token buckets of replicas sharing Redis, with leases (docs/budget.md "Across replicas: leases"): a replica
- * takes a slice of a credential's bucket in one script run (`credential-leases.ts`,
- * `redis-leases.ts`) and spends it locally — the send window and the priorities of its own memory
- * store decide each call as on a single replica — then settles it when it renews, gives it back or
- * stops. A busy credential renews ahead of need, in the background, so its calls do not wait for
- * Redis. Route classes are leased as places in their logs (`leased-route-classes.ts`).
+ * The token buckets of replicas sharing Redis, with leases
+ * (docs/budget.md "Across replicas: leases"): a replica takes a slice of a credential's bucket in
+ * one script run (`credential-leases.ts`, `redis-leases.ts`) and spends it locally — the send
+ * window and the priorities of its own memory store decide each call as on a single replica — then
+ * settles it when it renews, gives it back or stops. A busy credential renews ahead of need, in the
+ * background, so its calls do not wait for Redis. Route classes are leased as places in their logs
+ * (`leased-route-classes.ts`).
  *
  * Whatever fails — Redis, a cluster master, the network between this replica and Redis — the replica
  * spends only what it holds, within its lease (its end counted on this replica's clock from before

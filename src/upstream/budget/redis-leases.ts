@@ -1,8 +1,9 @@
 /**
- * The shared side of token leases (docs/budget.md "Across replicas: leases"): ONE Lua script grants a replica a
- * slice of a credential's bucket, settles what it gives back, and folds in the upstream answers it
- * reports — one run per lease, not per call. It mirrors the pure policy of `lease-policy.ts`
- * (`leaseOf`, `grantOf`, `settledTokens`, `correctedShared`, `tokensAtReset`), on Redis's clock.
+ * The shared side of token leases (docs/budget.md "Across replicas: leases"): ONE Lua script grants
+ * a replica a slice of a credential's bucket, settles what it gives back, and folds in the upstream
+ * answers it reports — one run per lease, not per call. It mirrors the pure policy of
+ * `lease-policy.ts` (`leaseOf`, `grantOf`, `settledTokens`, `correctedShared`, `tokensAtReset`), on
+ * Redis's clock.
  *
  * Keys, in the credential's slot (its HMAC id as the hash tag; no token, no secret):
  * - `<prefix>:bucket:{<credentialId>}`: hash {tokens, ts, resetAt, cap, freshUntil, drain, drainAt,

@@ -1,10 +1,10 @@
 /**
- * Room for tokens the upstream has never answered (docs/budget.md "Route classes and unproven tokens"). A junk
- * token looks like a new tenant until its 401 comes back, and every call in flight holds room in
- * the route classes the whole gateway shares (the upstream's per-IP limits). Neither the token nor
- * the client's address tells junk from a new tenant: a flood may use a new token per request, and
- * behind a balancer every client has one address (or, with `TRUST_PROXY=true`, any address it
- * writes in `X-Forwarded-For`). So:
+ * Room for tokens the upstream has never answered
+ * (docs/budget.md "Route classes and unproven tokens"). A junk token looks like a new tenant until
+ * its 401 comes back, and every call in flight holds room in the route classes the whole gateway
+ * shares (the upstream's per-IP limits). Neither the token nor the client's address tells junk from
+ * a new tenant: a flood may use a new token per request, and behind a balancer every client has one
+ * address (or, with `TRUST_PROXY=true`, any address it writes in `X-Forwarded-For`). So:
  * - a token proves itself by its first answer that is not a 401, and passes freely from then on;
  *   with Redis, what one replica learnt every replica knows (`redis-proven-credentials.ts`), so a
  *   known tenant is never an unproven token again because it reached another replica;
