@@ -41,7 +41,7 @@ const MiB = 1024 * 1024;
 const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** Whether a request is a probe: its path, without a query string, is one of {@link PROBE_PATHS}. */
-export function isProbe(url: string | undefined): boolean {
+function isProbe(url: string | undefined): boolean {
   if (url === undefined) return false;
   const query = url.indexOf('?');
   return PROBE_PATHS.has(query === -1 ? url : url.slice(0, query));

@@ -250,7 +250,7 @@ export function createCachedUpstreamClient(
       lookup = (await lookUp(key, decision.tags)) ?? lookup;
     }
     const entry = lookup?.entry;
-    if (entry && isFresh(entry) && !call.fresh) {
+    if (isFresh(entry) && !call.fresh) {
       options.onLookup?.('hit');
       call.ledgerEntry?.servedBy('cache');
       call.scope?.facts?.recordCacheUse(entry.tags, entry.freshUntil);
