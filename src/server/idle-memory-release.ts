@@ -6,11 +6,11 @@
  * process that had served a burst kept its peak RSS, though most of it was garbage and empty
  * young-generation room.
  *
- * So when no request has arrived for `idleMs` and the heap has grown by at least `growthBytes` since
- * the last release (or since start-up), one memory-reducing full collection runs (V8's "last
- * resort" flavour: it compacts and gives the freed pages and the young generation's room back to
- * the system). It blocks the event loop while it runs, which is why it waits for a quiet moment
- * and runs once per burst, never under load. It needs `globalThis.gc` (`node --expose-gc`, as
+ * So when no request has been in flight for `idleMs` and the heap has grown by at least
+ * `growthBytes` since the last release (or since start-up), one memory-reducing full collection
+ * runs (V8's "last resort" flavour: it compacts and gives the freed pages and the young
+ * generation's room back to the system). It blocks the event loop while it runs, which is why it
+ * waits for a quiet moment and runs once per burst, never under load. It needs `globalThis.gc` (`node --expose-gc`, as
  * `npm start` and the image run Weft); without it nothing happens.
  *
  * Probes are not requests here: an orchestrator asks `/healthz` and `/readyz` every few seconds and
@@ -22,10 +22,15 @@ import { getHeapStatistics } from 'node:v8';
 import type { FastifyBaseLogger } from 'fastify';
 
 export interface IdleMemoryReleaseOptions {
-  /** Quiet time (no request arriving) before memory is released; 0 for never. */
+  /** Quiet time (no request arriving or in flight) before memory is released; 0 for never. */
   readonly idleMs: number;
-  /** Where requests arrive: the HTTP server (one counter increment per request, nothing more). */
-  readonly server: { on(event: 'request', listener: (request: { url?: string }) => void): unknown };
+  /** Where requests arrive: the HTTP server (a count, and a listener for the response's end). */
+  readonly server: {
+    on(
+      event: 'request',
+      listener: (request: { url?: string }, response: ResponseEnd) => void,
+    ): unknown;
+  };
   readonly logger: FastifyBaseLogger;
   /** Heap growth since the last release that makes another worth its pause. */
   readonly growthBytes?: number;
@@ -33,6 +38,11 @@ export interface IdleMemoryReleaseOptions {
   readonly collect?: (() => void) | undefined;
   readonly heapBytes?: () => number;
   readonly rssBytes?: () => number;
+}
+
+/** The part of a response the release listens to: its end (sent, or its connection gone). */
+interface ResponseEnd {
+  once(event: 'close', listener: () => void): unknown;
 }
 
 const MiB = 1024 * 1024;
@@ -67,16 +77,26 @@ export function startIdleMemoryRelease(options: IdleMemoryReleaseOptions): { sto
   const rssBytes = options.rssBytes ?? (() => process.memoryUsage.rss());
   const growthBytes = options.growthBytes ?? 32 * MiB;
 
+  // A quiet moment starts when the last request has ended, not when it arrived: a burst (or an
+  // upload) that takes longer than `idleMs` is still work.
   let requests = 0;
-  options.server.on('request', (request) => {
-    if (!isProbe(request.url)) requests += 1;
+  let inFlight = 0;
+  const ended = () => {
+    inFlight -= 1;
+    requests += 1;
+  };
+  options.server.on('request', (request, response) => {
+    if (isProbe(request.url)) return;
+    requests += 1;
+    inFlight += 1;
+    response.once('close', ended);
   });
   let requestsSeen = 0;
   let quietSince = Date.now();
   let baseline = heapBytes();
 
   const check = () => {
-    if (requests !== requestsSeen) {
+    if (requests !== requestsSeen || inFlight > 0) {
       requestsSeen = requests;
       quietSince = Date.now();
       return;

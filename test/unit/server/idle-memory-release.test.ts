@@ -34,7 +34,18 @@ function harness(options: { idleMs?: number; collector?: boolean } = {}) {
     rssBytes: () => heap * 2,
   });
   return {
-    request: (url = '/graphql') => server.emit('request', { url }),
+    /** A request that arrives and is answered at once. */
+    request: (url = '/graphql') => {
+      const response = new EventEmitter();
+      server.emit('request', { url }, response);
+      response.emit('close');
+    },
+    /** A request that arrives now and is answered when `end` is called. */
+    open: (url = '/graphql') => {
+      const response = new EventEmitter();
+      server.emit('request', { url }, response);
+      return { end: () => response.emit('close') };
+    },
     grow: (bytes: number) => (heap += bytes),
     collections,
     lines,
@@ -50,6 +61,21 @@ afterEach(() => {
 });
 
 describe('idle memory release', () => {
+  it('waits for a request that lasts longer than the quiet time, and counts from its end', () => {
+    const h = harness();
+    h.grow(80 * MiB);
+    const upload = h.open('/graphql');
+    // Nothing arrives for ten quiet times, but the request is still being read or answered.
+    vi.advanceTimersByTime(30_000);
+    expect(h.collections).toHaveLength(0);
+    upload.end();
+    vi.advanceTimersByTime(2_000);
+    expect(h.collections).toHaveLength(0); // not quiet for long enough since it ended
+    vi.advanceTimersByTime(3_000);
+    expect(h.collections).toHaveLength(1);
+    h.release.stop();
+  });
+
   it('is not kept from its quiet moment by health probes and metric scrapes', () => {
     const h = harness();
     h.request();
