@@ -21,6 +21,8 @@ export const readCertificate = async (replica: GatewayProcess, n: number): Promi
 export interface HeldBursts {
   /** Reads of each replica that reached the simulator. */
   readonly sent: readonly number[];
+  /** Reads of each replica that it refused before they were sent, when the bursts settled. */
+  readonly refused: readonly number[];
   /** Each replica's answers, once the simulator answers what it holds. */
   readonly answers: readonly Promise<any[]>[];
   /** Whether every read was held at the simulator or refused before `settleMs`. */
@@ -60,7 +62,7 @@ export async function heldBursts(
     () => true,
     () => false,
   );
-  return { sent: sent(), answers, settled };
+  return { sent: sent(), refused: [...refused], answers, settled };
 }
 
 /** How a refused read may be named: RATE_LIMITED, by the limiter that said no. */

@@ -219,7 +219,10 @@ describe.skipIf(!clusterWanted)('a Redis Cluster master killed under three repli
     // A's last two reads, held at the upstream: the bucket has room above the reserve for them.
     hold = deferred();
     const inFlight = await bursts(IN_FLIGHT, 100);
-    expect(inFlight.sent).toEqual(IN_FLIGHT);
+    expect(
+      inFlight.sent,
+      `reads held at the upstream (refused: ${inFlight.refused.join(', ')}; settled: ${inFlight.settled})`,
+    ).toEqual(IN_FLIGHT);
 
     // The master dies; its slot stays without one until the test allows the promotion.
     const sentAtKill = replicas.map((_, r) => doors.sent(r));
