@@ -5,18 +5,27 @@
  * call outlives, docs/performance.md "Decisions").
  */
 import type { GatewayContext } from '../kit/request-context.ts';
-import { createCommerceApi } from './commerce.api.ts';
+import { createCommerceApi, type CommerceApi } from './commerce.api.ts';
 import { createCommerceLoaders, type CommerceLoaders } from './commerce.loaders.ts';
 
-function createCommerceRequest(context: GatewayContext) {
-  const api = createCommerceApi(context.upstream, context);
-  let loaders: CommerceLoaders | undefined;
-  return {
-    api,
-    get loaders(): CommerceLoaders {
-      return (loaders ??= createCommerceLoaders(api));
-    },
-  };
+/**
+ * A class, not an object literal with a getter: such a literal makes a hidden class per request
+ * holding its getter, which keeps the request's API reachable for young-generation collections
+ * until the next full one (docs/performance.md "Memory and start-up").
+ */
+class CommerceRequest {
+  readonly api: CommerceApi;
+  #loaders: CommerceLoaders | undefined;
+
+  constructor(context: GatewayContext) {
+    this.api = createCommerceApi(context.upstream, context);
+  }
+
+  get loaders(): CommerceLoaders {
+    return (this.#loaders ??= createCommerceLoaders(this.api));
+  }
 }
+
+const createCommerceRequest = (context: GatewayContext) => new CommerceRequest(context);
 
 export const commerceOf = (context: GatewayContext) => context.scoped(createCommerceRequest);

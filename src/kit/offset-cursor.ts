@@ -126,6 +126,32 @@ class OffsetEdge<N> {
   }
 }
 
+/**
+ * A page's info, its cursors read from its edges when asked. A class, not an object literal with
+ * getters: such a literal makes a hidden class per page holding its getters, and young-generation
+ * collections keep what those reach — the page's records — until the next full collection
+ * (docs/performance.md "Memory and start-up").
+ */
+class OffsetPageInfo<N> {
+  readonly hasNextPage: boolean;
+  readonly hasPreviousPage: boolean;
+  readonly #edges: readonly OffsetEdge<N>[];
+
+  constructor(edges: readonly OffsetEdge<N>[], hasNextPage: boolean, hasPreviousPage: boolean) {
+    this.hasNextPage = hasNextPage;
+    this.hasPreviousPage = hasPreviousPage;
+    this.#edges = edges;
+  }
+
+  get startCursor(): string | null {
+    return this.#edges[0]?.cursor ?? null;
+  }
+
+  get endCursor(): string | null {
+    return this.#edges.at(-1)?.cursor ?? null;
+  }
+}
+
 /** Builds a connection for items that start at absolute position `start`. */
 export function offsetConnection<N>(
   nodes: readonly N[],
@@ -134,18 +160,5 @@ export function offsetConnection<N>(
   totalCount: number | null,
 ): Connection<N> {
   const edges = nodes.map((node, i) => new OffsetEdge(node, start + i));
-  return {
-    edges,
-    pageInfo: {
-      hasNextPage,
-      hasPreviousPage: start > 0,
-      get startCursor() {
-        return edges[0]?.cursor ?? null;
-      },
-      get endCursor() {
-        return edges.at(-1)?.cursor ?? null;
-      },
-    },
-    totalCount,
-  };
+  return { edges, pageInfo: new OffsetPageInfo(edges, hasNextPage, start > 0), totalCount };
 }

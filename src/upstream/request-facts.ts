@@ -67,66 +67,99 @@ export interface RequestFacts {
   readonly replayability: Replayability;
 }
 
+/**
+ * One request's facts. A class, not an object literal with getters: such a literal makes a hidden
+ * class per request holding its getters, and young-generation collections keep what those reach —
+ * the request's ledger and what it answered — until the next full collection (docs/performance.md
+ * "Memory and start-up").
+ */
+class RecordedFacts implements RequestFacts {
+  readonly ledger: UpstreamLedger | undefined;
+  readonly listed: boolean;
+  readonly stale: StaleFact[] = [];
+  #spent = 0;
+  #budget: BudgetSnapshot | undefined;
+  #replayable = true;
+  #estimate: number | undefined;
+  #refinedEstimate: number | undefined;
+  #listArrival: ((field: string, length: number) => void) | undefined;
+  #freshUntil: number | undefined;
+  readonly #tags: Record<string, string> = {};
+
+  constructor(ledger: UpstreamLedger | undefined, listed: boolean) {
+    this.ledger = ledger;
+    this.listed = listed && ledger !== undefined;
+  }
+
+  get estimate() {
+    return this.#estimate;
+  }
+
+  recordEstimate(calls: number) {
+    this.#estimate = calls;
+  }
+
+  get refinedEstimate() {
+    return this.#refinedEstimate;
+  }
+
+  recordRefinedEstimate(calls: number) {
+    this.#refinedEstimate = calls;
+  }
+
+  listArrived(field: string, length: number) {
+    this.#listArrival?.(field, length);
+  }
+
+  onListArrival(handler: (field: string, length: number) => void) {
+    this.#listArrival = handler;
+  }
+
+  get spent() {
+    return this.#spent;
+  }
+
+  get budget() {
+    return this.#budget;
+  }
+
+  recordSpend(next: BudgetSnapshot) {
+    this.#spent += 1;
+    this.#budget = next;
+  }
+
+  recordBudget(next: BudgetSnapshot) {
+    if (this.#spent > 0) this.#budget = next;
+  }
+
+  recordStale(fact: StaleFact) {
+    this.#replayable = false;
+    // Bounded: one request cannot grow the response without limit.
+    if (this.stale.length < 50) this.stale.push(fact);
+  }
+
+  recordCacheUse(entryTags: Readonly<Record<string, string>>, entryFreshUntil: number) {
+    Object.assign(this.#tags, entryTags);
+    this.#freshUntil =
+      this.#freshUntil === undefined
+        ? entryFreshUntil
+        : Math.min(this.#freshUntil, entryFreshUntil);
+  }
+
+  markUnreplayable() {
+    this.#replayable = false;
+  }
+
+  get replayability(): Replayability {
+    const freshUntil = this.#freshUntil;
+    return {
+      cacheable: this.#replayable && freshUntil !== undefined,
+      tags: this.#tags,
+      freshUntil,
+    };
+  }
+}
+
 export function createRequestFacts(ledger?: UpstreamLedger, listed = false): RequestFacts {
-  let spent = 0;
-  let budget: BudgetSnapshot | undefined;
-  const stale: StaleFact[] = [];
-  let replayable = true;
-  let estimate: number | undefined;
-  let refinedEstimate: number | undefined;
-  let listArrival: ((field: string, length: number) => void) | undefined;
-  let freshUntil: number | undefined;
-  const tags: Record<string, string> = {};
-  return {
-    ledger,
-    listed: listed && ledger !== undefined,
-    get estimate() {
-      return estimate;
-    },
-    recordEstimate(calls) {
-      estimate = calls;
-    },
-    get refinedEstimate() {
-      return refinedEstimate;
-    },
-    recordRefinedEstimate(calls) {
-      refinedEstimate = calls;
-    },
-    listArrived(field, length) {
-      listArrival?.(field, length);
-    },
-    onListArrival(handler) {
-      listArrival = handler;
-    },
-    get spent() {
-      return spent;
-    },
-    get budget() {
-      return budget;
-    },
-    stale,
-    recordSpend(next) {
-      spent += 1;
-      budget = next;
-    },
-    recordBudget(next) {
-      if (spent > 0) budget = next;
-    },
-    recordStale(fact) {
-      replayable = false;
-      // Bounded: one request cannot grow the response without limit.
-      if (stale.length < 50) stale.push(fact);
-    },
-    recordCacheUse(entryTags, entryFreshUntil) {
-      Object.assign(tags, entryTags);
-      freshUntil =
-        freshUntil === undefined ? entryFreshUntil : Math.min(freshUntil, entryFreshUntil);
-    },
-    markUnreplayable() {
-      replayable = false;
-    },
-    get replayability() {
-      return { cacheable: replayable && freshUntil !== undefined, tags, freshUntil };
-    },
-  };
+  return new RecordedFacts(ledger, listed);
 }
