@@ -10,8 +10,8 @@
  * `growthBytes` since the last release (or since start-up), one memory-reducing full collection
  * runs (V8's "last resort" flavour: it compacts and gives the freed pages and the young
  * generation's room back to the system). It blocks the event loop while it runs, which is why it
- * waits for a quiet moment and runs once per burst, never under load. It needs `globalThis.gc` (`node --expose-gc`, as
- * `npm start` and the image run Weft); without it nothing happens.
+ * waits for a quiet moment and runs once per burst, never under load. It needs `globalThis.gc`
+ * (`node --expose-gc`, as `npm start` and the image run Weft); without it nothing happens.
  *
  * Probes are not requests here: an orchestrator asks `/healthz` and `/readyz` every few seconds and
  * Prometheus scrapes `/metrics`, so counting them, a deployed replica was never quiet and kept its

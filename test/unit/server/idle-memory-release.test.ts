@@ -33,19 +33,16 @@ function harness(options: { idleMs?: number; collector?: boolean } = {}) {
     heapBytes: () => heap,
     rssBytes: () => heap * 2,
   });
+  /** A request that arrives now and is answered when `end` is called. */
+  const open = (url = '/graphql') => {
+    const response = new EventEmitter();
+    server.emit('request', { url }, response);
+    return { end: () => response.emit('close') };
+  };
   return {
     /** A request that arrives and is answered at once. */
-    request: (url = '/graphql') => {
-      const response = new EventEmitter();
-      server.emit('request', { url }, response);
-      response.emit('close');
-    },
-    /** A request that arrives now and is answered when `end` is called. */
-    open: (url = '/graphql') => {
-      const response = new EventEmitter();
-      server.emit('request', { url }, response);
-      return { end: () => response.emit('close') };
-    },
+    request: (url = '/graphql') => open(url).end(),
+    open,
     grow: (bytes: number) => (heap += bytes),
     collections,
     lines,
