@@ -182,11 +182,32 @@ export function createCredentialLeases(options: CredentialLeasesOptions): Creden
     return running;
   };
 
+  /**
+   * Tells the shared bucket now what the other replicas' calls wait for (a probe's end, a block):
+   * with a run of its own, or right after the run on its way, which was sent before it came. No
+   * call of this replica may come to carry it, and the others would wait until the probe's lease
+   * ended.
+   */
+  const reportNow = (credentialId: string, entry: CredentialLease, giveBack = false): void => {
+    const running = entry.running;
+    if (!running) {
+      runLease(credentialId, entry, 0, giveBack).catch(() => undefined);
+      return;
+    }
+    const after = () => {
+      // Another run may have carried it meanwhile.
+      if (giveBack || entry.answer !== undefined || entry.probeEnded) {
+        reportNow(credentialId, entry, giveBack);
+      }
+    };
+    running.then(after, after);
+  };
+
   /** The probe ended without an answer that confirms the view: the others may send theirs. */
   const endProbe = (credentialId: string, entry: CredentialLease) => {
     entry.probe = false;
     entry.probeEnded = true;
-    runLease(credentialId, entry, 0).catch(() => undefined);
+    reportNow(credentialId, entry);
   };
 
   const noteAnswer = (
@@ -238,12 +259,12 @@ export function createCredentialLeases(options: CredentialLeasesOptions): Creden
       if (entry.probe && !credentialBlock) {
         // The probe's answer: the calls of every replica waiting for it go on now.
         entry.probe = false;
-        runLease(credentialId, entry, 0).catch(() => undefined);
+        reportNow(credentialId, entry);
       }
       if (credentialBlock) {
         entry.sharedLeft = 0;
         // Told at once: the other replicas must stop too.
-        runLease(credentialId, entry, 0, true).catch(() => undefined);
+        reportNow(credentialId, entry, true);
       }
     }
   };

@@ -226,8 +226,11 @@ async function tenantFirstCalls(
   ).finally(() => (tenantDone = true));
   await pacer;
   // At once: answered within a few of a known client's round trips, not after dozens of them.
-  // The message names each answer's time: which of the three waited, when one did.
-  const took = KINDS.map((kind, i) => `${kind} ${answers[i]!.ms} ms`).join(', ');
+  // The message names each answer's time and error: which of the three waited, and how it ended.
+  const took = KINDS.map((kind, i) => {
+    const code = answers[i]!.body.errors?.[0]?.extensions?.code;
+    return `${kind} ${answers[i]!.ms} ms${code ? ` ${code}` : ''}`;
+  }).join(', ');
   expect(
     paced,
     `pacer calls answered before the tenant had its three answers (${took})`,

@@ -129,4 +129,41 @@ describe('a replica reporting upstream answers with its lease runs', () => {
     runs[2]!.answer.resolve(reply({ grant: 1, sharedLeft: 4 }));
     expect((await second).allowed).toBe(true);
   });
+
+  // The other replicas' calls wait for the probe's answer to reach the shared bucket: left with
+  // no run of its own, it waited for this replica's next call, or for the probe's lease to end
+  // (5 s; a new tenant's first read on another replica waited that long).
+  it.each([
+    { answer: 'an answer', correction: { remaining: 5 }, reported: { answer: { remaining: 5 } } },
+    {
+      answer: "a refused token's 401",
+      correction: { unauthenticated: true },
+      reported: { probeEnded: true },
+    },
+  ])(
+    "reports the stale view's probe's end ($answer) that came while a run was on its way, with a run of its own once that one is back",
+    async ({ correction, reported }) => {
+      const { store, runs } = replicaOnScriptByHand();
+
+      // The shared view is stale: the run grants one call, the probe, and the call goes out.
+      const probe = store.take('cred', undefined, { priority: 'read' });
+      await settle();
+      runs[0]!.answer.resolve(reply({ grant: 1, fresh: false }));
+      const verdict = await probe;
+      expect(verdict.allowed).toBe(true);
+      // It spent what it held: a renewal ahead of need is on its way when the answer comes.
+      await settle();
+      expect(runs).toHaveLength(2);
+      await store.correct('cred', undefined, { ...correction, ticket: verdict.ticket });
+      // The renewal was sent before the answer came, so it cannot carry it.
+      expect(runs).toHaveLength(2);
+      expect(runs[1]!.run).not.toMatchObject(reported);
+
+      runs[1]!.answer.resolve(reply({ grant: 0, fresh: false, probing: true }));
+      await settle();
+      // No call of this replica asks for it: the probe's end goes out at once.
+      expect(runs).toHaveLength(3);
+      expect(runs[2]!.run).toMatchObject(reported);
+    },
+  );
 });
