@@ -24,16 +24,18 @@ export interface SubgraphScope {
   readonly storeId: string | null;
 }
 
-const scopes = new WeakMap<GatewayContext, Map<string, SubgraphScope>>();
 const GLOBAL = '\u0000global';
+
+/**
+ * This request's scopes by store, kept by the request itself: a module-level `WeakMap` from the
+ * request to scopes that point back at it would keep every stitched request through young
+ * collections until a full one (an ephemeron: its value holds its key).
+ */
+const scopesOfRequest = (): Map<string, SubgraphScope> => new Map();
 
 /** The one scope object of this request for this store (`null`: the global order subgraph). */
 export function subgraphScope(gateway: GatewayContext, storeId: string | null): SubgraphScope {
-  let byStore = scopes.get(gateway);
-  if (!byStore) {
-    byStore = new Map();
-    scopes.set(gateway, byStore);
-  }
+  const byStore = gateway.scoped(scopesOfRequest);
   const key = storeId ?? GLOBAL;
   let scope = byStore.get(key);
   if (!scope) {

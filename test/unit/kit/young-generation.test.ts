@@ -5,7 +5,8 @@
  * of its own, and hidden classes live in the old generation: a young collection then keeps every
  * getter's closure, and all that it reaches, until the next full collection. A transactions page
  * reached from a connection's `pageInfo`, or a request's facts, was promoted on every request
- * (docs/performance.md "Memory and start-up").
+ * (docs/performance.md "Memory and start-up"). So is a value in a module-level `WeakMap` that points
+ * back at its key (an ephemeron): a stitched request's scopes by store were kept that way.
  *
  * Each case runs in a child process with `--expose-gc`: it collects fully, makes 200 objects each
  * reaching 40 KB of its own, drops them, runs two young collections, and prints how much the old
@@ -78,6 +79,18 @@ describe('young-generation collections free what a request made', () => {
         facts.onListArrival(() => page.length);
         facts.recordEstimate(page.length);
         return facts.estimate;
+      }`,
+    );
+    expect(growth).toBeLessThan(MIB);
+  });
+
+  it("a stitched request's scopes by store, which point back at the request", () => {
+    const growth = oldGrowthAfter(
+      `import { createGatewayContext } from ${JSON.stringify(`${SRC}kit/request-context.ts`)};
+       import { subgraphScope } from ${JSON.stringify(`${SRC}stitching/store-routing.ts`)};`,
+      `(i) => {
+        const request = createGatewayContext({}, { page: own(i) });
+        return subgraphScope(request, 'store-' + (i % 3)).storeId;
       }`,
     );
     expect(growth).toBeLessThan(MIB);

@@ -2,8 +2,13 @@ import { graphql, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatGraphQLError } from '../../../src/errors/graphql-errors.ts';
 import { buildGatewaySchema } from '../../../src/graph/build-schema.ts';
-import type { GatewayContext } from '../../../src/kit/request-context.ts';
-import type { SubgraphClient } from '../../../src/stitching/subgraph-client.ts';
+import {
+  createGatewayContext,
+  type ContextServices,
+  type RequestFields,
+} from '../../../src/kit/request-context.ts';
+import { createCredentialFactory } from '../../../src/upstream/credential.ts';
+import type { UpstreamCall, UpstreamClient } from '../../../src/upstream/upstream-call.ts';
 import { freezeDeep } from '../../../src/upstream/cache/frozen-value.ts';
 
 const STORE = '11111111-1111-4111-8111-111111111111';
@@ -16,17 +21,24 @@ beforeAll(async () => {
 /** Runs an operation against the stitched schema with a scripted subgraph answer. */
 async function run(source: string, answer: unknown) {
   const sent: { subgraph: string; storeId: string | null; query: string }[] = [];
-  const subgraphs: SubgraphClient = {
-    execute: async (subgraph, storeId, body) => {
-      sent.push({ subgraph: subgraph.name, storeId, query: body.query });
-      return answer;
+  // The upstream the request's subgraph client calls: it answers every subgraph the same.
+  const upstream = {
+    request: async (call: UpstreamCall) => {
+      const subgraph = /\/(\w+)-subgraph$/.exec(call.route)?.[1] ?? call.route;
+      const storeId = call.params?.storeId ?? null;
+      sent.push({ subgraph, storeId, query: (call.body as { query: string }).query });
+      return { data: answer };
     },
-  };
-  // The only per-request state stitched fields reach for is the subgraph client.
-  const contextValue = {
-    scoped: () => subgraphs,
-    storeIdHeader: STORE,
-  } as unknown as GatewayContext;
+  } as unknown as UpstreamClient;
+  // A request's own context: its per-request slots (the subgraph client, the stores' scopes) are
+  // the product's.
+  const contextValue = createGatewayContext(
+    { upstream } as unknown as ContextServices,
+    {
+      storeIdHeader: STORE,
+      credential: createCredentialFactory()('subgraph-errors-token'),
+    } as RequestFields,
+  );
   const result = await graphql({ schema, source, contextValue });
   const errors = (result.errors ?? []).map((error) => formatGraphQLError(error.toJSON(), error));
   return { result, errors, sent };
