@@ -23,6 +23,8 @@ export interface HeldBursts {
   readonly sent: readonly number[];
   /** Reads of each replica that it refused before they were sent, when the bursts settled. */
   readonly refused: readonly number[];
+  /** What refused each of them, by replica: the limiter, else the error's code (and message). */
+  readonly refusedBy: readonly (readonly string[])[];
   /** Each replica's answers, once the simulator answers what it holds. */
   readonly answers: readonly Promise<any[]>[];
   /** Whether every read was held at the simulator or refused before `settleMs`. */
@@ -43,11 +45,16 @@ export async function heldBursts(
 ): Promise<HeldBursts> {
   const before = replicas.map((_, r) => doors.sent(r));
   const refused = replicas.map(() => 0);
+  const refusedBy = replicas.map((): string[] => []);
   const answers = replicas.map((replica, r) =>
     Promise.all(
       Array.from({ length: sizes[r] ?? 0 }, (_, i) =>
         readCertificate(replica, first + r * 20 + i).then((body) => {
-          if (body.errors) refused[r]! += 1;
+          if (body.errors) {
+            refused[r]! += 1;
+            const { extensions, message } = body.errors[0] ?? {};
+            refusedBy[r]!.push(extensions?.limiter ?? `${extensions?.code}: ${message}`);
+          }
           return body;
         }),
       ),
@@ -62,7 +69,13 @@ export async function heldBursts(
     () => true,
     () => false,
   );
-  return { sent: sent(), refused: [...refused], answers, settled };
+  return {
+    sent: sent(),
+    refused: [...refused],
+    refusedBy: refusedBy.map((names) => [...names]),
+    answers,
+    settled,
+  };
 }
 
 /** How a refused read may be named: RATE_LIMITED, by the limiter that said no. */

@@ -221,7 +221,7 @@ describe.skipIf(!clusterWanted)('a Redis Cluster master killed under three repli
     const inFlight = await bursts(IN_FLIGHT, 100);
     expect(
       inFlight.sent,
-      `reads held at the upstream (refused: ${inFlight.refused.join(', ')}; settled: ${inFlight.settled})`,
+      `reads held at the upstream (refused: ${inFlight.refused.join(', ')}, by ${JSON.stringify(inFlight.refusedBy)}; settled: ${inFlight.settled})`,
     ).toEqual(IN_FLIGHT);
 
     // The master dies; its slot stays without one until the test allows the promotion.
