@@ -195,10 +195,8 @@ export function createCredentialLeases(options: CredentialLeasesOptions): Creden
       return;
     }
     const after = () => {
-      // Another run may have carried it meanwhile.
-      if (giveBack || entry.answer !== undefined || entry.probeEnded) {
-        reportNow(credentialId, entry, giveBack);
-      }
+      // Unless another run carried it meanwhile.
+      if (entry.answer !== undefined || entry.probeEnded) reportNow(credentialId, entry, giveBack);
     };
     running.then(after, after);
   };

@@ -130,9 +130,9 @@ describe('a replica reporting upstream answers with its lease runs', () => {
     expect((await second).allowed).toBe(true);
   });
 
-  // The other replicas' calls wait for the probe's answer to reach the shared bucket: left with
-  // no run of its own, it waited for this replica's next call, or for the probe's lease to end
-  // (5 s; a new tenant's first read on another replica waited that long).
+  // The other replicas' calls wait for the probe's answer (or a block) to reach the shared bucket:
+  // left with no run of its own, it waited for this replica's next call, or for the probe's lease
+  // to end (5 s; a new tenant's first read on another replica waited that long).
   it.each([
     { answer: 'an answer', correction: { remaining: 5 }, reported: { answer: { remaining: 5 } } },
     {
@@ -140,8 +140,13 @@ describe('a replica reporting upstream answers with its lease runs', () => {
       correction: { unauthenticated: true },
       reported: { probeEnded: true },
     },
+    {
+      answer: "the credential's block (a 429 to the probe)",
+      correction: { blockMs: 60_000, blockRouteClass: false },
+      reported: { ask: 0, answer: { blockMs: 60_000 } },
+    },
   ])(
-    "reports the stale view's probe's end ($answer) that came while a run was on its way, with a run of its own once that one is back",
+    'reports what the other replicas wait for — $answer — when it came while a run was on its way, with a run of its own once that one is back',
     async ({ correction, reported }) => {
       const { store, runs } = replicaOnScriptByHand();
 
