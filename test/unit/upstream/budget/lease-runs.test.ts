@@ -171,4 +171,31 @@ describe('a replica reporting upstream answers with its lease runs', () => {
       expect(runs[2]!.run).toMatchObject(reported);
     },
   );
+
+  it("sends no run of its own for a probe's answer that a waiting call's run carried", async () => {
+    const { store, runs } = replicaOnScriptByHand();
+
+    const probe = store.take('cred', undefined, { priority: 'read' });
+    await settle();
+    runs[0]!.answer.resolve(reply({ grant: 1, fresh: false }));
+    const verdict = await probe;
+    await settle();
+    expect(runs).toHaveLength(2);
+    // A second call finds nothing held and joins the renewal on its way; then the probe's answer.
+    const second = store.take('cred', undefined, { priority: 'read' });
+    await settle();
+    await store.correct('cred', undefined, { remaining: 5, ticket: verdict.ticket });
+
+    // The renewal grants nothing: the waiting call asks again, and its run carries the answer.
+    runs[1]!.answer.resolve(reply({ grant: 0, fresh: false, probing: true }));
+    await settle();
+    expect(runs).toHaveLength(3);
+    expect(runs[2]!.run).toMatchObject({ waiting: 1, answer: { remaining: 5 } });
+    // Five granted: the call spends one and holds four, so it needs no renewal either.
+    runs[2]!.answer.resolve(reply({ grant: 5 }));
+    expect((await second).allowed).toBe(true);
+    await settle();
+    // Nothing was left to report: no run after it.
+    expect(runs).toHaveLength(3);
+  });
 });
