@@ -7,7 +7,7 @@
  * {@link RESOURCE_CLOSE_MARGIN_MS} exits 1, and so does a second signal (shutdown-signals.ts: not
  * the copy npm forwards under `npm start`).
  */
-import { enableCompileCache } from 'node:module';
+import { enableCompileCache, flushCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.ts';
 
@@ -151,4 +151,8 @@ const url = await gateway.listen().catch(async (error: unknown) => {
   await Promise.allSettled([gateway.close(), embedded?.close()]);
   process.exit(1);
 });
+// Node writes its compile cache only when the process exits cleanly: a replica that is killed or
+// crashes would never write it, and every start of it would strip and compile again. Now, while
+// nothing waits: what start-up loaded is what the next start reads (scripts/warm-compile-cache.ts).
+flushCompileCache();
 logger.info({ url: `${url}/graphql` }, 'Weft is serving the graph');

@@ -15,9 +15,11 @@ export interface ProductionCommand {
   readonly args: readonly string[];
   /** The runtime stage's `ENV`. */
   readonly env: Readonly<Record<string, string>>;
+  /** The runtime stage's exec-form `RUN` steps, each as its arguments (the build's own commands). */
+  readonly buildSteps: readonly (readonly string[])[];
 }
 
-/** Parses the last stage of a Dockerfile: its `ENV A=1 B=2` lines and its exec-form `CMD`. */
+/** Parses the last stage of a Dockerfile: its `ENV A=1 B=2` lines, exec-form `RUN`s and `CMD`. */
 export function parseRuntimeStage(dockerfile: string): ProductionCommand {
   const text = dockerfile.replace(/\\\n\s*/g, ' ');
   const runtime = text.slice(text.lastIndexOf('\nFROM '));
@@ -29,7 +31,10 @@ export function parseRuntimeStage(dockerfile: string): ProductionCommand {
   if (!cmd) throw new Error('the Dockerfile runtime stage has no exec-form CMD');
   const [command, ...args] = JSON.parse(cmd) as string[];
   if (command !== 'node') throw new Error(`the Dockerfile's CMD runs ${command}, not node`);
-  return { args, env };
+  const buildSteps = [...runtime.matchAll(/^RUN (\[.+\])$/gm)].map(
+    ([, step = '[]']) => JSON.parse(step) as string[],
+  );
+  return { args, env, buildSteps };
 }
 
 let cached: ProductionCommand | undefined;
