@@ -8,6 +8,9 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { execFile } from 'node:child_process';
 import { request } from 'undici';
@@ -74,6 +77,11 @@ describe.skipIf(!testRedisAvailable)('the local replicas recipe of docs/replicas
         .replaceAll('4001', String(first))
         .replaceAll('4002', String(second));
     const { start, check } = recipeBlocks();
+    // What the simulator and the replicas print, for the message when one of them never answers.
+    const logDir = mkdtempSync(join(tmpdir(), 'weft-recipe-'));
+    onTestFinished(() => rmSync(logDir, { recursive: true, force: true }));
+    const logFile = join(logDir, 'recipe.log');
+    const log = openSync(logFile, 'w');
 
     const shell = spawn('bash', ['-c', local(start)], {
       cwd: PROJECT_ROOT,
@@ -85,8 +93,9 @@ describe.skipIf(!testRedisAvailable)('the local replicas recipe of docs/replicas
         SIM_PORT: String(sim),
         HOST: '127.0.0.1',
       },
-      stdio: 'ignore',
+      stdio: ['ignore', log, log],
     });
+    closeSync(log);
     const pgid = shell.pid!;
     // The recipe's processes go with this worker however it ends (test/support/owned-processes.ts).
     const disown = ownProcessGroup(pgid);
@@ -98,7 +107,14 @@ describe.skipIf(!testRedisAvailable)('the local replicas recipe of docs/replicas
     for (const port of [first, second]) {
       await expect
         .poll(() => answers(`http://127.0.0.1:${port}/healthz`), { timeout: 60_000, interval: 100 })
-        .toBe(true);
+        .toBe(true)
+        .catch((error: unknown) => {
+          const output = readFileSync(logFile, 'utf8');
+          throw new Error(
+            `the replica on port ${port} never answered /healthz; the recipe's output:\n${output}`,
+            { cause: error },
+          );
+        });
     }
 
     const { stdout } = await run('bash', ['-c', `set -euo pipefail\n${local(check)}`], {
