@@ -3,7 +3,9 @@
 // 1. The image's file set in a temporary folder: package.json, the lockfile, schema/, src/
 //    without the simulator, and the explorer's bundle (dist/explorer, which the checkout's `npm ci`
 //    built, as the image's explorer stage does); `npm ci --omit=dev --ignore-scripts` there, as the
-//    image does (no dev tool, no simulator package).
+//    image does (no dev tool, no simulator package). Then the runtime stage's own `RUN` steps
+//    (the compile cache's warm-up, scripts/warm-compile-cache.ts), with the Dockerfile's ENV: here
+//    there is no simulator, so the step starts Weft on an upstream address it never calls.
 // 2. The Dockerfile's ENV and CMD, read from the Dockerfile itself as the e2e tests read them
 //    (test/support/production-command.ts), with UPSTREAM_URL pointing at a standalone simulator
 //    (run from the checkout) that answers after 1.5 s.
@@ -11,7 +13,7 @@
 //    while a slow query is in flight: the query gets its answer, the log says "stopped", the
 //    process exits 0.
 import { spawn, execFileSync } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -43,7 +45,15 @@ const image = await mkdtemp(join(tmpdir(), 'weft-image-'));
 let simulator;
 try {
   step(`assembling the image's files in ${image}`);
-  for (const entry of ['package.json', 'package-lock.json', 'schema', 'src', 'dist/explorer']) {
+  const entries = [
+    'package.json',
+    'package-lock.json',
+    'schema',
+    'src',
+    'dist/explorer',
+    'scripts/warm-compile-cache.ts',
+  ];
+  for (const entry of entries) {
     await cp(join(root, entry), join(image, entry), { recursive: true });
   }
   await rm(join(image, 'src/simulator'), { recursive: true });
@@ -52,6 +62,19 @@ try {
     ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
     { cwd: image, stdio: 'inherit' },
   );
+  const { env, args, buildSteps } = productionCommand();
+  for (const [command, ...stepArgs] of buildSteps) {
+    if (command !== 'node') fail(`the runtime stage runs ${command}, not node`);
+    step(`build step \`node ${stepArgs.join(' ')}\``);
+    execFileSync(process.execPath, stepArgs, {
+      cwd: image,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: 'inherit',
+    });
+  }
+  const cached = await readdir(join(image, env.NODE_COMPILE_CACHE), { recursive: true });
+  if (cached.length < 500) fail(`the compile cache holds ${cached.length} entries after the build`);
+  step(`the compile cache holds ${cached.length} entries`);
 
   const sim = startAndWait(
     process.execPath,
@@ -62,7 +85,6 @@ try {
   simulator = sim.child;
   const upstreamUrl = await sim.ready;
 
-  const { env, args } = productionCommand();
   step(`starting \`node ${args.join(' ')}\` with the Dockerfile's ENV on ${process.version}`);
   const weft = startAndWait(
     process.execPath,
