@@ -5,7 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { request } from 'undici';
 import { ownChild } from './owned-processes.ts';
 import { PROJECT_ROOT, productionCommand } from './production-command.ts';
@@ -23,15 +24,47 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-/** A free local port (for processes that must be told their port, e.g. with LOG_LEVEL=warn). */
-export async function freePort(): Promise<number> {
+/** Where the kernel takes the ports it gives to `listen(0)` (Linux's default when unreadable). */
+function ephemeralPortsStart(): number {
+  try {
+    const range = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8');
+    return Number(range.trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** Whether a local port can be listened on now (and it is left free again). */
+async function canListen(port: number): Promise<boolean> {
   const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
+  server.listen(port, '127.0.0.1');
+  const listened = await Promise.race([
+    once(server, 'listening').then(() => true),
+    once(server, 'error').then(() => false),
+  ]);
+  if (listened) {
+    server.close();
+    await once(server, 'close');
+  }
+  return listened;
+}
+
+/**
+ * A free local port, for processes that must be told their port (e.g. with LOG_LEVEL=warn).
+ * Taken below the kernel's ephemeral range: a port from that range, free when checked, could be
+ * given to anything that binds port 0 (every gateway the tests start does) before the process told
+ * it binds it — and that process then stopped at start-up with EADDRINUSE.
+ */
+export async function freePort(): Promise<number> {
+  const below = ephemeralPortsStart();
+  const low = Math.max(1_024, below - 12_000);
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = low + Math.floor(Math.random() * (below - low));
+    // The peer benchmark's ports (4400–4431) stay its own.
+    if (port >= 4_400 && port <= 4_431) continue;
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free local port between ${low} and ${below}`);
 }
 
 /**
