@@ -219,9 +219,17 @@ describe.skipIf(!clusterWanted)('a Redis Cluster master killed under three repli
     // A's last two reads, held at the upstream: the bucket has room above the reserve for them.
     hold = deferred();
     const inFlight = await bursts(IN_FLIGHT, 100);
+    // When a read was refused: what the shared bucket and each replica's lease said then.
+    const sharedState = inFlight.refused.some((n) => n > 0)
+      ? `; bucket: ${await nodeSays(victim, 'HGETALL', bucketKey)}; leases: ${await nodeSays(
+          victim,
+          'HGETALL',
+          `${PREFIX}:leases:{${credentialId}}`,
+        )}`.replace(/\n/g, ' ')
+      : '';
     expect(
       inFlight.sent,
-      `reads held at the upstream (refused: ${inFlight.refused.join(', ')}, by ${JSON.stringify(inFlight.refusedBy)}; settled: ${inFlight.settled})`,
+      `reads held at the upstream (refused: ${inFlight.refused.join(', ')}, by ${JSON.stringify(inFlight.refusedBy)}; settled: ${inFlight.settled}${sharedState})`,
     ).toEqual(IN_FLIGHT);
 
     // The master dies; its slot stays without one until the test allows the promotion.
