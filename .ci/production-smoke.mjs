@@ -73,7 +73,8 @@ try {
     });
   }
   const cached = await readdir(join(image, env.NODE_COMPILE_CACHE), { recursive: true });
-  if (cached.length < 500) fail(`the compile cache holds ${cached.length} entries after the build`);
+  if (cached.length < 1_000)
+    fail(`the compile cache holds ${cached.length} entries after the build`);
   step(`the compile cache holds ${cached.length} entries`);
 
   const sim = startAndWait(

@@ -152,7 +152,8 @@ const url = await gateway.listen().catch(async (error: unknown) => {
   process.exit(1);
 });
 // Node writes its compile cache only when the process exits cleanly: a replica that is killed or
-// crashes would never write it, and every start of it would strip and compile again. Now, while
-// nothing waits: what start-up loaded is what the next start reads (scripts/warm-compile-cache.ts).
+// crashes would never write it, and every start of it would strip and compile again. So once it
+// serves, what start-up loaded is written for the next start (scripts/warm-compile-cache.ts); a
+// start that read it all from the cache has nothing to write.
 flushCompileCache();
 logger.info({ url: `${url}/graphql` }, 'Weft is serving the graph');

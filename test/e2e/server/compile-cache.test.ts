@@ -89,8 +89,9 @@ describe('the compile cache', () => {
 
     const report = await cacheReport(dir);
     expect(report.compiled, 'modules the start-up stripped or compiled again').toEqual([]);
-    // Weft's own modules and its libraries': a report that saw none would prove nothing.
-    expect(report.read).toBeGreaterThan(500);
+    // Weft's own modules and its libraries' (~930 code caches at this writing): a report that saw
+    // few would prove little.
+    expect(report.read).toBeGreaterThan(800);
   });
 
   it('is written once the process serves: a start after a killed one compiles nothing again', async () => {
@@ -101,7 +102,7 @@ describe('the compile cache', () => {
 
     const report = await cacheReport(dir);
     expect(report.compiled, 'modules the start-up stripped or compiled again').toEqual([]);
-    expect(report.read).toBeGreaterThan(500);
+    expect(report.read).toBeGreaterThan(800);
   });
 
   it('is made by `npm ci` too (the `prepare` script runs the same step)', () => {
