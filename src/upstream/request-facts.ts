@@ -44,9 +44,16 @@ export interface RequestFacts {
   /** The operation's upper bound of upstream calls, once known (docs/budget.md). */
   readonly estimate: number | undefined;
   recordEstimate(calls: number): void;
-  /** The bound again once the unpaged lists it assumed arrived with their real lengths. */
+  /**
+   * The bound again once the unpaged lists it assumed arrived with their real lengths: worked out
+   * when read (only a response that lists its ledger shows it), not on every list's arrival.
+   */
   readonly refinedEstimate: number | undefined;
-  recordRefinedEstimate(calls: number): void;
+  /**
+   * How to work out the refined bound from the lists arrived so far (read later, or never):
+   * undefined while none has arrived.
+   */
+  refineEstimateWith(refine: () => number | undefined): void;
   /** An unpaged list arrived (`Type.field`, its length): told to the handler, which may refuse. */
   listArrived(field: string, length: number): void;
   /** Set by the operation pipeline when the operation's bound assumed unpaged lists' lengths. */
@@ -81,7 +88,7 @@ class RecordedFacts implements RequestFacts {
   #budget: BudgetSnapshot | undefined;
   #replayable = true;
   #estimate: number | undefined;
-  #refinedEstimate: number | undefined;
+  #refineEstimate: (() => number | undefined) | undefined;
   #listArrival: ((field: string, length: number) => void) | undefined;
   #freshUntil: number | undefined;
   readonly #tags: Record<string, string> = {};
@@ -100,11 +107,11 @@ class RecordedFacts implements RequestFacts {
   }
 
   get refinedEstimate() {
-    return this.#refinedEstimate;
+    return this.#refineEstimate?.();
   }
 
-  recordRefinedEstimate(calls: number) {
-    this.#refinedEstimate = calls;
+  refineEstimateWith(refine: () => number | undefined) {
+    this.#refineEstimate = refine;
   }
 
   listArrived(field: string, length: number) {

@@ -89,6 +89,8 @@ export function upstreamFactsPlugin(
     if (facts.ledger && facts.listed && !estimateOnly) {
       // After the operation, spent or not: a snapshot costs no upstream call.
       const after = (facts.spent > 0 ? facts.budget : undefined) ?? (await budgetOf(contextValue));
+      // Worked out here, once: reading it walks the operation again.
+      const refinedCalls = facts.refinedEstimate;
       // The bound beside what was spent (docs/budget.md): never below `totals.upstream`.
       extensions.upstream = {
         ...facts.ledger.report(after ?? null),
@@ -97,9 +99,7 @@ export function upstreamFactsPlugin(
             ? null
             : {
                 calls: facts.estimate,
-                ...(facts.refinedEstimate === undefined
-                  ? {}
-                  : { refinedCalls: facts.refinedEstimate }),
+                ...(refinedCalls === undefined ? {} : { refinedCalls }),
               },
       };
     }

@@ -81,14 +81,20 @@ export function demandControlPlugin(
           }
           if (!facts || bound.unpaged.length === 0) return;
           const lengths = new Map<string, number>();
+          // Walked again only when someone reads it: an operation let in on what it spends before
+          // its lists arrive (at each arrival), or an answer that lists its ledger (once, at the
+          // end). A list's arrival is otherwise on the way to the calls below it.
+          facts.refineEstimateWith(() => (lengths.size > 0 ? boundWith(lengths).calls : undefined));
           facts.onListArrival((field, length) => {
             lengths.set(field, Math.max(length, lengths.get(field) ?? 0));
-            const refined = boundWith(lengths);
-            facts.recordRefinedEstimate(refined.calls);
+            if (!admittedOn) return;
             // A field error: the list's call is spent, nothing below the list runs.
-            const refusal =
-              admittedOn &&
-              calls.refuseOverBudget(refined, operation, admittedOn, contextValue.priority);
+            const refusal = calls.refuseOverBudget(
+              boundWith(lengths),
+              operation,
+              admittedOn,
+              contextValue.priority,
+            );
             if (refusal) throw refusal;
           });
         },
