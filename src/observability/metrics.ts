@@ -201,6 +201,53 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     return found;
   };
 
+  /**
+   * The series of one upstream route template and status, looked up once, as the operations' are:
+   * every upstream call observes them. As bounded as their labels (the routes Weft declares, HTTP
+   * statuses).
+   */
+  const routeSeries = new Map<
+    string,
+    {
+      count: ReturnType<typeof upstreamCalls.labels>;
+      seconds: ReturnType<typeof upstreamSeconds.labels>;
+    }
+  >();
+  const upstreamSeries = (route: string, status: number | 'error') => {
+    const key = `${route} ${status}`;
+    let found = routeSeries.get(key);
+    if (!found) {
+      found = {
+        count: upstreamCalls.labels({ route, status: String(status) }),
+        seconds: upstreamSeconds.labels({ route }),
+      };
+      routeSeries.set(key, found);
+    }
+    return found;
+  };
+
+  /** The upstream counts of one operation label, looked up once (every operation adds to them). */
+  const upstreamCounts = new Map<
+    string,
+    {
+      bound: ReturnType<typeof operationUpstreamBound.labels>;
+      calls: ReturnType<typeof operationUpstreamCalls.labels>;
+      withoutUpstream: ReturnType<typeof operationServedWithoutUpstream.labels>;
+    }
+  >();
+  const operationUpstreamSeries = (operation: string) => {
+    let found = upstreamCounts.get(operation);
+    if (!found) {
+      found = {
+        bound: operationUpstreamBound.labels({ operation }),
+        calls: operationUpstreamCalls.labels({ operation }),
+        withoutUpstream: operationServedWithoutUpstream.labels({ operation }),
+      };
+      upstreamCounts.set(operation, found);
+    }
+    return found;
+  };
+
   return {
     registry,
     operation(name, outcome, seconds) {
@@ -210,9 +257,9 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       duration.observe(seconds);
     },
     upstreamCall(method, route, status, seconds) {
-      const label = `${method} ${route}`;
-      upstreamCalls.inc({ route: label, status: String(status) });
-      upstreamSeconds.observe({ route: label }, seconds);
+      const { count, seconds: duration } = upstreamSeries(`${method} ${route}`, status);
+      count.inc();
+      duration.observe(seconds);
     },
     cacheLookup: (result) => cacheLookups.inc({ result }),
     crossReplicaFlight: (role) => crossReplicaFlights.inc({ role }),
@@ -221,12 +268,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     upstreamRateLimited: (priority) => upstream429s.inc({ priority }),
     upstreamCallDropped: (route) => droppedCalls.inc({ route }),
     operationUpstream(name, upstream, withoutUpstream, bound) {
-      const operation = operationLabel(name);
-      if (bound !== undefined && bound > 0 && Number.isFinite(bound)) {
-        operationUpstreamBound.inc({ operation }, bound);
-      }
-      if (upstream > 0) operationUpstreamCalls.inc({ operation }, upstream);
-      if (withoutUpstream > 0) operationServedWithoutUpstream.inc({ operation }, withoutUpstream);
+      const counts = operationUpstreamSeries(operationLabel(name));
+      if (bound !== undefined && bound > 0 && Number.isFinite(bound)) counts.bound.inc(bound);
+      if (upstream > 0) counts.calls.inc(upstream);
+      if (withoutUpstream > 0) counts.withoutUpstream.inc(withoutUpstream);
     },
     toolCall(tool, outcome, upstream) {
       toolCalls.inc({ tool, outcome });
