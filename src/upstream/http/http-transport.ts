@@ -46,6 +46,16 @@ export function createTransport(options: TransportOptions): Transport {
     keepAliveTimeout: 10_000,
   });
 
+  /**
+   * Requests handed to the pool that it has not written yet. undici writes a request on a reused
+   * keep-alive connection only after the event loop's next poll phase (so that a close or stray
+   * bytes already on that connection are seen first): the calls a screen's round makes while an
+   * answer is read wait for every other answer that arrived with it to be read and processed. While
+   * any waits, an answer is handed on after them (one `setImmediate`, queued behind undici's own),
+   * so the round goes out first and its round trip overlaps that work.
+   */
+  let unwritten = 0;
+
   /** The path to request, refusing anything that would carry the token to another origin. */
   const pathFor = (call: UpstreamCall): string => {
     const filled = fillRoute(call.route, call.params);
@@ -122,11 +132,22 @@ export function createTransport(options: TransportOptions): Transport {
         // own `request()` does): its answer is then the abort's reason.
         const onAbort = () => controller?.abort(signal.reason);
         signal.addEventListener('abort', onAbort, { once: true });
-        const settled = () => signal.removeEventListener('abort', onAbort);
+        let written = false;
+        const write = () => {
+          if (written) return;
+          written = true;
+          unwritten -= 1;
+        };
+        const settled = () => {
+          write();
+          signal.removeEventListener('abort', onAbort);
+        };
+        unwritten += 1;
         pool.dispatch(
           { path, method: call.method, headers, body: body as string },
           {
             onRequestStart(started) {
+              write();
               controller = started;
               if (signal.aborted) started.abort(signal.reason);
             },
@@ -144,17 +165,8 @@ export function createTransport(options: TransportOptions): Transport {
             },
             onResponseEnd() {
               settled();
-              const text = Buffer.concat(chunks, size).toString('utf8');
-              const isJson = /json/i.test(responseHeaders['content-type'] ?? '');
-              let parsed: unknown = text === '' ? undefined : text;
-              if (isJson && text !== '') {
-                try {
-                  parsed = JSON.parse(text);
-                } catch {
-                  parsed = text;
-                }
-              }
-              resolve({ status, headers: responseHeaders, body: parsed });
+              if (unwritten > 0) setImmediate(read);
+              else read();
             },
             onResponseError(_started, error) {
               settled();
@@ -162,6 +174,19 @@ export function createTransport(options: TransportOptions): Transport {
             },
           },
         );
+        function read() {
+          const text = Buffer.concat(chunks, size).toString('utf8');
+          const isJson = /json/i.test(responseHeaders['content-type'] ?? '');
+          let parsed: unknown = text === '' ? undefined : text;
+          if (isJson && text !== '') {
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              parsed = text;
+            }
+          }
+          resolve({ status, headers: responseHeaders, body: parsed });
+        }
       });
     },
 
