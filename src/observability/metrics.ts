@@ -52,6 +52,25 @@ export type CircuitState = 'closed' | 'open' | 'half-open';
 
 const BREAKER_STATE_VALUE: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
 
+/**
+ * `make`'s result for each set of labels, made on first use and kept: as bounded as the labels are
+ * (operation names: MAX_OPERATION_NAMES; routes: the templates Weft declares; HTTP statuses).
+ */
+function lookedUpOnce<Labels extends (string | number)[], Series>(
+  make: (...labels: Labels) => Series,
+): (...labels: Labels) => Series {
+  const made = new Map<string, Series>();
+  return (...labels) => {
+    const key = labels.join(' ');
+    let found = made.get(key);
+    if (found === undefined) {
+      found = make(...labels);
+      made.set(key, found);
+    }
+    return found;
+  };
+}
+
 export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
   const registry = new Registry();
   if (options.defaultMetrics ?? true)
@@ -176,77 +195,21 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     return name;
   };
 
-  /**
-   * The series of one operation label and outcome, looked up once: prom-client otherwise hashes the
-   * labels on every observation (a visible share of a replayed answer's cost). As bounded as the
-   * labels are (MAX_OPERATION_NAMES).
-   */
-  const series = new Map<
-    string,
-    {
-      count: ReturnType<typeof operations.labels>;
-      seconds: ReturnType<typeof operationSeconds.labels>;
-    }
-  >();
-  const operationSeries = (operation: string, outcome: string) => {
-    const key = `${operation} ${outcome}`;
-    let found = series.get(key);
-    if (!found) {
-      found = {
-        count: operations.labels({ operation, outcome }),
-        seconds: operationSeconds.labels({ operation }),
-      };
-      series.set(key, found);
-    }
-    return found;
-  };
-
-  /**
-   * The series of one upstream route template and status, looked up once, as the operations' are:
-   * every upstream call observes them. As bounded as their labels (the routes Weft declares, HTTP
-   * statuses).
-   */
-  const routeSeries = new Map<
-    string,
-    {
-      count: ReturnType<typeof upstreamCalls.labels>;
-      seconds: ReturnType<typeof upstreamSeconds.labels>;
-    }
-  >();
-  const upstreamSeries = (route: string, status: number | 'error') => {
-    const key = `${route} ${status}`;
-    let found = routeSeries.get(key);
-    if (!found) {
-      found = {
-        count: upstreamCalls.labels({ route, status: String(status) }),
-        seconds: upstreamSeconds.labels({ route }),
-      };
-      routeSeries.set(key, found);
-    }
-    return found;
-  };
-
-  /** The upstream counts of one operation label, looked up once (every operation adds to them). */
-  const upstreamCounts = new Map<
-    string,
-    {
-      bound: ReturnType<typeof operationUpstreamBound.labels>;
-      calls: ReturnType<typeof operationUpstreamCalls.labels>;
-      withoutUpstream: ReturnType<typeof operationServedWithoutUpstream.labels>;
-    }
-  >();
-  const operationUpstreamSeries = (operation: string) => {
-    let found = upstreamCounts.get(operation);
-    if (!found) {
-      found = {
-        bound: operationUpstreamBound.labels({ operation }),
-        calls: operationUpstreamCalls.labels({ operation }),
-        withoutUpstream: operationServedWithoutUpstream.labels({ operation }),
-      };
-      upstreamCounts.set(operation, found);
-    }
-    return found;
-  };
+  // prom-client hashes an observation's labels every time (a visible share of a replayed answer's
+  // cost, and of every upstream call): each label set's series is looked up once instead.
+  const operationSeries = lookedUpOnce((operation: string, outcome: string) => ({
+    count: operations.labels({ operation, outcome }),
+    seconds: operationSeconds.labels({ operation }),
+  }));
+  const upstreamSeries = lookedUpOnce((route: string, status: number | 'error') => ({
+    count: upstreamCalls.labels({ route, status: String(status) }),
+    seconds: upstreamSeconds.labels({ route }),
+  }));
+  const operationUpstreamSeries = lookedUpOnce((operation: string) => ({
+    bound: operationUpstreamBound.labels({ operation }),
+    calls: operationUpstreamCalls.labels({ operation }),
+    withoutUpstream: operationServedWithoutUpstream.labels({ operation }),
+  }));
 
   return {
     registry,
