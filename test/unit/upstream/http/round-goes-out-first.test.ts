@@ -23,16 +23,24 @@ const { parentPort, workerData } = require('node:worker_threads');
 const answered = new Int32Array(workerData);
 const held = [];
 const server = createServer((req, res) => {
-  const answer = () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ path: req.url })); };
+  const answer = () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ path: req.url })); return res; };
   if (!req.url.startsWith('/held/')) return answer();
   held.push(answer);
   parentPort.postMessage({ held: held.length });
 });
 parentPort.on('message', (message) => {
   if (message !== 'answer') return;
-  for (const answer of held.splice(0)) answer();
-  // Long enough for the bytes to reach the other end before its thread looks again.
-  setTimeout(() => { Atomics.store(answered, 0, 1); Atomics.notify(answered, 0); }, 20);
+  const answers = held.splice(0);
+  let finished = 0;
+  // 'finish': the answer's last bytes are handed to the kernel, which on loopback puts them on the
+  // other end's socket before the write returns.
+  const onFinish = () => {
+    finished += 1;
+    if (finished < answers.length) return;
+    Atomics.store(answered, 0, 1);
+    Atomics.notify(answered, 0);
+  };
+  for (const answer of answers) answer().once('finish', onFinish);
 });
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
 `;
