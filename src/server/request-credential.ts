@@ -1,9 +1,11 @@
 /**
  * The credential of an HTTP request, derived once: several steps of the GraphQL route need it (the
  * refusal throttle, APQ registration, the replay key, the context), and each would otherwise hash
- * the token again (no map remembers a token's id across requests: docs/security.md "Tokens").
- * Remembered per request object: it goes with its request.
+ * the token again. Remembered per request object, and per keep-alive connection for the next
+ * request that carries the same `Authorization` header: no map remembers a token's id across
+ * connections (docs/security.md "Tokens").
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { bearerToken, type Credential, type CredentialFactory } from '../upstream/credential.ts';
 
@@ -16,12 +18,45 @@ export type RequestCredential = (request: FastifyRequest) => Credential | undefi
 const CREDENTIAL = Symbol('weft.requestCredential');
 type WithCredential = FastifyRequest & { [CREDENTIAL]?: Credential | null };
 
+/**
+ * The last credential a connection carried, kept on its socket: a client sends the same header on
+ * every request of a connection, and the HMAC with its OpenSSL objects was a tenth of the CPU of
+ * a replayed answer. It lives as long as the connection does, as the header's bytes in the
+ * connection's own buffers may.
+ */
+const CONNECTION_CREDENTIAL = Symbol('weft.connectionCredential');
+interface ConnectionCredential {
+  readonly header: string;
+  readonly credential: Credential;
+}
+type Connection = object & { [CONNECTION_CREDENTIAL]?: ConnectionCredential };
+
+/**
+ * Whether two `Authorization` headers are the same, in a time that does not depend on where they
+ * differ: behind a proxy that reuses connections, the previous header may be another client's.
+ */
+function sameHeader(a: string, b: string): boolean {
+  // Node decodes header values as latin1: one byte a character, so equal lengths stay equal.
+  return (
+    a.length === b.length && timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'))
+  );
+}
+
 export function createRequestCredential(credentialFor: CredentialFactory): RequestCredential {
+  const derive = (header: string | undefined, connection: Connection | undefined) => {
+    if (header === undefined) return undefined;
+    const last = connection?.[CONNECTION_CREDENTIAL];
+    if (last && sameHeader(last.header, header)) return last.credential;
+    const token = bearerToken(header);
+    if (!token) return undefined;
+    const credential = credentialFor(token);
+    if (connection) connection[CONNECTION_CREDENTIAL] = { header, credential };
+    return credential;
+  };
   return (request: WithCredential) => {
     const remembered = request[CREDENTIAL];
     if (remembered !== undefined) return remembered ?? undefined;
-    const token = bearerToken(request.headers.authorization);
-    const credential = token ? credentialFor(token) : undefined;
+    const credential = derive(request.headers.authorization, request.raw.socket ?? undefined);
     request[CREDENTIAL] = credential ?? null;
     return credential;
   };

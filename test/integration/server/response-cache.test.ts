@@ -1,3 +1,4 @@
+import { Client } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { REPLAY_HEADER } from '../../../src/server/response-cache/response-replay.hook.ts';
@@ -75,6 +76,44 @@ describe('whole-response cache', () => {
     const again = await stack.gql(DETAIL, { id: 'cert-0014' });
     expect(again.headers[REPLAY_HEADER]).toBe('hit');
     expect(again.body).toEqual(held.body);
+  });
+
+  it('answers each request of one keep-alive connection as its own token’s, when the tokens alternate', async () => {
+    // A proxy may carry several clients' requests on one connection: the credential a connection
+    // carried last (server/request-credential.ts) is only taken for the same header.
+    await stack.gql(DETAIL, { id: 'cert-0016' });
+    expect((await stack.gql(DETAIL, { id: 'cert-0016' })).headers[REPLAY_HEADER]).toBe('hit');
+    const connection = new Client(stack.url, { pipelining: 1 });
+    let connects = 0;
+    connection.on('connect', () => (connects += 1));
+    const ask = async (token: string) => {
+      const res = await connection.request({
+        method: 'POST',
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: DETAIL, variables: { id: 'cert-0016' } }),
+      });
+      const body = (await res.body.json()) as {
+        data: { certificateCustomer: { certificate: unknown } };
+      };
+      return {
+        replayed: res.headers[REPLAY_HEADER],
+        certificate: body.data.certificateCustomer.certificate,
+      };
+    };
+    try {
+      for (let round = 0; round < 2; round += 1) {
+        const owner = await ask('demo-token');
+        expect(owner.replayed).toBe('hit');
+        expect(owner.certificate).toMatchObject({ certificateId: 'cert-0016' });
+        const other = await ask('demo-other');
+        expect(other.replayed).toBeUndefined();
+        expect(other.certificate).toBeNull();
+      }
+    } finally {
+      await connection.close();
+    }
+    expect(connects).toBe(1);
   });
 
   it('answers Weft-Estimate with the bound, never with a replay, and names the header in Vary', async () => {
