@@ -2,6 +2,7 @@ import { Client } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../support/gateway-harness.ts';
 import { REPLAY_HEADER } from '../../../src/server/response-cache/response-replay.hook.ts';
+import { COMMERCE_IDS } from '../../../src/simulator/fixtures/commerce.fixtures.ts';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -114,6 +115,31 @@ describe('whole-response cache', () => {
       await connection.close();
     }
     expect(connects).toBe(1);
+  });
+
+  it('replays text beyond ASCII byte for byte: Latin-1 letters, and characters above U+00FF', async () => {
+    // The first is kept as text and written with the headers, the second kept encoded
+    // (graphql-response-cache.ts `sendableBody`): both must reach the client as the UTF-8 sent.
+    const CUSTOMER = `query Customer($store: ID!, $id: ID!) {
+      store(storeId: $store) { customer(customerId: $id) { customerId raw } } }`;
+    const UPDATE = `mutation($input: UpdateStoreCustomerInput!) {
+      updateStoreCustomer(input: $input) { customer { customerId } userErrors { code } } }`;
+    const ids = { store: COMMERCE_IDS.storeA, id: COMMERCE_IDS.firstCustomerA };
+    for (const familyName of ['Müller-Lüdenscheidt', 'Ŝtrauß € 東京 ✓']) {
+      const update = await stack.gql(UPDATE, {
+        input: { storeId: ids.store, customerId: ids.id, customer: { familyName } },
+      });
+      expect(update.body.data.updateStoreCustomer.userErrors).toEqual([]);
+      const first = await stack.gql(CUSTOMER, ids);
+      expect(first.headers[REPLAY_HEADER]).toBeUndefined();
+      for (let replay = 0; replay < 2; replay += 1) {
+        const hit = await stack.gql(CUSTOMER, ids);
+        expect(hit.headers[REPLAY_HEADER]).toBe('hit');
+        expect(hit.body).toEqual({ data: first.body.data });
+        expect(hit.body.data.store.customer.raw.familyName).toBe(familyName);
+        expect(Number(hit.headers['content-length'])).toBe(Buffer.byteLength(hit.text));
+      }
+    }
   });
 
   it('answers Weft-Estimate with the bound, never with a replay, and names the header in Vary', async () => {
