@@ -36,10 +36,10 @@ type Connection = object & { [CONNECTION_CREDENTIAL]?: ConnectionCredential };
  * differ: behind a proxy that reuses connections, the previous header may be another client's.
  */
 function sameHeader(a: string, b: string): boolean {
-  // Node decodes header values as latin1: one byte a character, so equal lengths stay equal.
-  return (
-    a.length === b.length && timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'))
-  );
+  if (a.length !== b.length) return false;
+  const bytesA = Buffer.from(a);
+  const bytesB = Buffer.from(b);
+  return bytesA.length === bytesB.length && timingSafeEqual(bytesA, bytesB);
 }
 
 export function createRequestCredential(credentialFor: CredentialFactory): RequestCredential {

@@ -53,6 +53,9 @@ describe('the credential of a request', () => {
     expect(b?.id).not.toBe(a?.id);
     expect(again?.id).toBe(a?.id);
     expect(hmacs()).toBe(3);
+    // A character whose low byte is the kept header's ('š' is U+0161, 'a' is 0x61) is another
+    // header, and no token.
+    expect(credentialOf(requestOn(connection, 'Bearer token-\u0161'))).toBeUndefined();
   });
 
   it('is not kept across connections, nor for a request without a token', () => {
