@@ -28,8 +28,8 @@ export interface ReplayKeyParts {
 }
 
 export interface Replay {
-  /** The response body (JSON: see {@link sendableBody}) and the operation name it answered. */
-  readonly body: string | Buffer;
+  /** The response body (JSON, UTF-8 encoded once) and the operation name it answered. */
+  readonly body: Buffer;
   readonly operationName: string | null;
   /** A strong validator of the body (`If-None-Match` / 304). */
   readonly etag: string;
@@ -100,24 +100,12 @@ interface StoredReplay {
 }
 
 /**
- * Bytes of bodies kept in this process beside the shared cache. A replay then costs a tag check and
- * a socket write: no JSON parse of the entry per hit (work every replay of the same answer would
- * repeat). Bounded in bytes; the shared cache stays the authority on what exists, and the tag
- * versions on what is still valid.
+ * Bytes of encoded bodies kept in this process beside the shared cache. A replay then costs a tag
+ * check and a socket write: no JSON parse of the entry and no UTF-8 encoding of its body per hit
+ * (work every replay of the same answer would repeat). Bounded in bytes; the shared cache stays
+ * the authority on what exists, and the tag versions on what is still valid.
  */
 const HOT_BODY_BYTES = 16 * 1024 * 1024;
-
-/** A character V8 cannot keep in a one-byte string. */
-const TWO_BYTE = /[\u0100-\uffff]/;
-
-/**
- * A body as it is best written, again and again: text whose characters all fit one byte goes out
- * in the same write as the headers (a Buffer is a second one, beside them); text with a character
- * above U+00FF would be transcoded to UTF-8 at every write, so it is kept encoded.
- */
-function sendableBody(text: string): string | Buffer {
-  return TWO_BYTE.test(text) ? Buffer.from(text) : text;
-}
 
 interface HotReplay extends Replay {
   readonly tags: Readonly<Record<string, string>>;
@@ -189,7 +177,7 @@ export function createGraphqlResponseCache(
       if (!entry || now() >= entry.freshUntil) return undefined;
       const stored = entry.data as StoredReplay;
       const replay: HotReplay = {
-        body: sendableBody(stored.body),
+        body: Buffer.from(stored.body),
         operationName: stored.operationName,
         etag: stored.etag,
         freshUntil: entry.freshUntil,

@@ -52,11 +52,8 @@ export interface ResponseReplayOptions {
  * A replay's body with its ledger: no call listed — the whole response came from the cache — and
  * the budget as it stands (docs/budget.md).
  */
-async function withReplayLedger(
-  body: string | Buffer,
-  budget: BudgetSnapshot | undefined,
-): Promise<string> {
-  const result = JSON.parse(body.toString()) as { extensions?: Record<string, unknown> };
+async function withReplayLedger(body: Buffer, budget: BudgetSnapshot | undefined): Promise<string> {
+  const result = JSON.parse(body.toString('utf8')) as { extensions?: Record<string, unknown> };
   result.extensions = {
     ...result.extensions,
     upstream: {

@@ -118,8 +118,7 @@ describe('whole-response cache', () => {
   });
 
   it('replays text beyond ASCII byte for byte: Latin-1 letters, and characters above U+00FF', async () => {
-    // The first is kept as text and written with the headers, the second kept encoded
-    // (graphql-response-cache.ts `sendableBody`): both must reach the client as the UTF-8 sent.
+    // A replay is kept encoded, and its length counted in bytes: both must be the UTF-8 sent.
     const CUSTOMER = `query Customer($store: ID!, $id: ID!) {
       store(storeId: $store) { customer(customerId: $id) { customerId raw } } }`;
     const UPDATE = `mutation($input: UpdateStoreCustomerInput!) {
