@@ -195,8 +195,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     return name;
   };
 
-  // prom-client hashes an observation's labels every time (a visible share of a replayed answer's
-  // cost, and of every upstream call): each label set's series is looked up once instead.
+  // prom-client's `labels()` checks a label set and builds its series' functions on every call (a
+  // visible share of a replayed answer's cost, and of every upstream call): each label set's series
+  // is made once. An observation through it still hashes its labels; prom-client offers no way
+  // around that.
   const operationSeries = lookedUpOnce((operation: string, outcome: string) => ({
     count: operations.labels({ operation, outcome }),
     seconds: operationSeconds.labels({ operation }),
