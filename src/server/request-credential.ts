@@ -20,9 +20,8 @@ type WithCredential = FastifyRequest & { [CREDENTIAL]?: Credential | null };
 
 /**
  * The last credential a connection carried, kept on its socket: a client sends the same header on
- * every request of a connection, and the HMAC with its OpenSSL objects was a tenth of the CPU of
- * a replayed answer. It lives as long as the connection does, as the header's bytes in the
- * connection's own buffers may.
+ * every request of a connection, and the HMAC, with the OpenSSL objects it makes, was a visible
+ * share of a replayed answer's CPU (docs/performance.md). It lives as long as the connection does.
  */
 const CONNECTION_CREDENTIAL = Symbol('weft.connectionCredential');
 interface ConnectionCredential {
