@@ -7,7 +7,7 @@
  */
 export { ConfigError } from './config/config-error.ts';
 export type { ConfigGroup } from './config/config-group.ts';
-export { loadConfig, startedByNpm } from './config/load-config.ts';
+export { loadConfig, nodeOptionFlags, startedByNpm } from './config/load-config.ts';
 export { RETIRED_VARIABLES, retiredVariablesIn } from './config/retired.ts';
 export { CONFIG_GROUPS, CONFIG_VARIABLES, type Config } from './config/schema.ts';
 export { SWITCH_VALUES } from './config/switches.ts';

@@ -7,6 +7,7 @@
  * {@link RESOURCE_CLOSE_MARGIN_MS} exits 1, and so does a second signal (shutdown-signals.ts: not
  * the copy npm forwards under `npm start`).
  */
+import type { Options as CloseWithGraceOptions } from 'close-with-grace';
 import { enableCompileCache, flushCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.ts';
@@ -25,9 +26,11 @@ enableCompileCache(
   fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),
 );
 const { default: closeWithGrace } = await import('close-with-grace');
-const { ConfigError, loadConfig, retiredVariablesIn, startedByNpm } = await import('./config.ts');
+const { ConfigError, loadConfig, nodeOptionFlags, retiredVariablesIn, startedByNpm } =
+  await import('./config.ts');
 const { createLogger, linesWritten } = await import('./server/logger.ts');
 const { onShutdownSignals } = await import('./server/shutdown/shutdown-signals.ts');
+const { diagnosticSignals } = await import('./server/shutdown/diagnostic-signals.ts');
 
 /** Time left after the drain for closing the upstream pool, Redis and tracing. */
 const RESOURCE_CLOSE_MARGIN_MS = 5_000;
@@ -87,15 +90,24 @@ if (embedded) {
   }
 }
 
+/** The events close-with-grace may be told to leave alone. */
+type ClosedOnEvents = NonNullable<CloseWithGraceOptions['skip']>;
+
 /** The signal that started the drain (close-with-grace sees a manual close). */
 let shutdownSignal: string | undefined;
 // close-with-grace handles every other signal and an uncaught error; SIGTERM and SIGINT are
-// counted by shutdown-signals.ts (under `npm start` a group's signal arrives twice).
+// counted by shutdown-signals.ts (under `npm start` a group's signal arrives twice), and a signal
+// Node answers with a heap snapshot or a report is a diagnosis, not a stop.
 const shutdown = closeWithGrace(
   {
     delay: config.SHUTDOWN_TIMEOUT_MS + RESOURCE_CLOSE_MARGIN_MS,
     logger: false,
-    skip: ['SIGTERM', 'SIGINT'],
+    // A signal close-with-grace does not listen to is skipped to no effect.
+    skip: [
+      'SIGTERM',
+      'SIGINT',
+      ...diagnosticSignals([...nodeOptionFlags(), ...process.execArgv], process.report),
+    ] as ClosedOnEvents,
     onTimeout: (delayMs) => logger.error({ delayMs }, 'shutdown did not finish in time; exiting'),
     onSecondSignal: (signal) => logger.error({ signal }, 'second signal; exiting now'),
   },

@@ -44,3 +44,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function startedByNpm(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.npm_lifecycle_event !== undefined && env.npm_lifecycle_event !== '';
 }
+
+/**
+ * Node's own flags given through `NODE_OPTIONS`, which the process's `execArgv` does not hold: read
+ * for the signals Node answers with a diagnosis (src/server/shutdown/diagnostic-signals.ts). Not a
+ * setting, so not in the configuration.
+ */
+export function nodeOptionFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return env.NODE_OPTIONS?.split(/\s+/).filter(Boolean) ?? [];
+}
