@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCredentialFactory } from '../../../../src/upstream/credential.ts';
@@ -11,28 +12,56 @@ let server: Server;
 let base: string;
 const seen: IncomingMessage[] = [];
 
+/** The upstream's routes: what each path answers. */
+function answer(req: IncomingMessage, res: ServerResponse) {
+  seen.push(req);
+  if (req.url?.startsWith('/big')) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ blob: 'x'.repeat(50_000) }));
+  } else if (req.url?.startsWith('/stream')) {
+    // No declared length: the cap must hold while the body streams in.
+    res.writeHead(200, { 'content-type': 'application/json' });
+    for (let i = 0; i < 6; i += 1) res.write(`"${'y'.repeat(4_000)}"`);
+    res.end();
+  } else if (req.url?.startsWith('/reset')) {
+    req.socket.destroy();
+  } else if (req.url?.startsWith('/slow')) {
+    setTimeout(() => res.end('{}'), 2_000);
+  } else {
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'ratelimit-limit': '600',
+      'ratelimit-remaining': '12',
+      'ratelimit-reset': '30',
+    });
+    res.end(JSON.stringify({ path: req.url }));
+  }
+}
+
+/** Listens on loopback, on `port` or any. */
+async function listening(target: Server, port = 0): Promise<number> {
+  await new Promise<void>((resolve) => target.listen(port, '127.0.0.1', resolve));
+  return (target.address() as AddressInfo).port;
+}
+
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    seen.push(req);
-    if (req.url?.startsWith('/big')) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ blob: 'x'.repeat(50_000) }));
-    } else if (req.url?.startsWith('/slow')) {
-      setTimeout(() => res.end('{}'), 2_000);
-    } else {
-      res.writeHead(200, {
-        'content-type': 'application/json',
-        'ratelimit-limit': '600',
-        'ratelimit-remaining': '12',
-        'ratelimit-reset': '30',
-      });
-      res.end(JSON.stringify({ path: req.url }));
-    }
-  });
+  server = createServer(answer);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+/** The HTTP attempt alone, as the layers above it call it. */
+function transportOnly(baseUrl = base) {
+  return createTransport({
+    baseUrl,
+    connectTimeoutMs: 1_000,
+    headersTimeoutMs: 5_000,
+    bodyTimeoutMs: 5_000,
+    maxResponseBytes: 10_000,
+    connections: 1,
+  });
+}
 
 function upstream(deadlineMs = 5_000) {
   return createUpstreamClient({
@@ -86,6 +115,76 @@ describe('http transport', () => {
       client.request({ method: 'GET', route: '/big', credential }),
     ).rejects.toMatchObject({ kind: 'too-large' });
     await client.close();
+  });
+
+  it('caps a body with no declared length while it streams in', async () => {
+    const client = upstream();
+    await expect(
+      client.request({ method: 'GET', route: '/stream', credential }),
+    ).rejects.toMatchObject({ kind: 'too-large' });
+    await client.close();
+  });
+
+  it('sends nothing for a call whose signal ended before the pool started it', async () => {
+    const transport = transportOnly();
+    const ended = new AbortController();
+    ended.abort(new Error('the caller went away'));
+    const before = seen.length;
+    await expect(
+      transport.send({ method: 'GET', route: '/never-sent', credential }, ended.signal),
+    ).rejects.toMatchObject({ kind: 'timeout' });
+    // An answer for another call on the same pool has come back: the ended one would have by now.
+    await transport.send(
+      { method: 'GET', route: '/after', credential },
+      new AbortController().signal,
+    );
+    expect(seen.slice(before).map((req) => req.url)).toEqual(['/after']);
+    await transport.close();
+  });
+
+  it('hands an answer on at once when no request waits to be written, failed calls before it included', async () => {
+    // Its own upstream, down at first: a call refused at connect fails before the pool starts it.
+    const own = createServer(answer);
+    const port = await listening(own);
+    await new Promise<void>((resolve) => own.close(() => resolve()));
+    const transport = transportOnly(`http://127.0.0.1:${port}`);
+    const live = () => new AbortController().signal;
+    await expect(
+      transport.send({ method: 'GET', route: '/down', credential }, live()),
+    ).rejects.toMatchObject({ kind: 'network' });
+    const again = createServer(answer);
+    await listening(again, port);
+    // Each other way a call ends without an answer: ended before it started, its connection cut,
+    // its body over the cap. None may leave a call counted as waiting to be written.
+    const ended = new AbortController();
+    ended.abort(new Error('gone'));
+    await expect(
+      transport.send({ method: 'GET', route: '/a', credential }, ended.signal),
+    ).rejects.toMatchObject({ kind: 'timeout' });
+    await expect(
+      transport.send({ method: 'GET', route: '/reset', credential }, live()),
+    ).rejects.toMatchObject({ kind: 'network' });
+    await expect(
+      transport.send({ method: 'GET', route: '/stream', credential }, live()),
+    ).rejects.toMatchObject({ kind: 'too-large' });
+    // The answer's end is published just before the transport's handler sees it: a check-phase
+    // callback queued there runs after the answer only if the answer was handed on at once.
+    const order: string[] = [];
+    const onEnd = (message: unknown) => {
+      const { request } = message as { request: { path: string } };
+      if (request.path === '/ordered') setImmediate(() => order.push('next check phase'));
+    };
+    subscribe('undici:request:trailers', onEnd);
+    try {
+      await transport.send({ method: 'GET', route: '/ordered', credential }, live());
+      order.push('answer');
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      unsubscribe('undici:request:trailers', onEnd);
+      await transport.close();
+      await new Promise<void>((resolve) => again.close(() => resolve()));
+    }
+    expect(order).toEqual(['answer', 'next check phase']);
   });
 
   it('enforces the per-operation deadline', async () => {
