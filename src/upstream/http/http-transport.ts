@@ -133,13 +133,14 @@ export function createTransport(options: TransportOptions): Transport {
         const onAbort = () => controller?.abort(signal.reason);
         signal.addEventListener('abort', onAbort, { once: true });
         let written = false;
-        const write = () => {
+        /** Counts this call out of `unwritten`, once: at its start, or at its end without one. */
+        const markWritten = () => {
           if (written) return;
           written = true;
           unwritten -= 1;
         };
         const settled = () => {
-          write();
+          markWritten();
           signal.removeEventListener('abort', onAbort);
         };
         unwritten += 1;
@@ -147,7 +148,7 @@ export function createTransport(options: TransportOptions): Transport {
           { path, method: call.method, headers, body: body as string },
           {
             onRequestStart(started) {
-              write();
+              markWritten();
               controller = started;
               if (signal.aborted) started.abort(signal.reason);
             },
