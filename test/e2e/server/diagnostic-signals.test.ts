@@ -33,6 +33,8 @@ describe('a diagnostic signal', () => {
     });
     try {
       gateway.child.kill('SIGUSR2');
+      // A condition with a deadline, not a bound: writing the snapshot takes about a second here,
+      // several on a loaded two-core machine (the graceful-shutdown tests' deadline).
       await expect
         .poll(() => readdirSync(snapshots).filter((name) => name.endsWith('.heapsnapshot')), {
           interval: 50,
