@@ -176,7 +176,13 @@ export function createTransport(options: TransportOptions): Transport {
           },
         );
         function read() {
-          const text = Buffer.concat(chunks, size).toString('utf8');
+          // A body of one chunk (nearly every answer: a page is read off the socket at once) is
+          // decoded where it lies; `concat` would first copy it into a buffer of its own, allocated
+          // outside the heap and freed only when a collection finds it.
+          const text =
+            chunks.length === 1
+              ? chunks[0]!.toString('utf8')
+              : Buffer.concat(chunks, size).toString('utf8');
           const isJson = /json/i.test(responseHeaders['content-type'] ?? '');
           let parsed: unknown = text === '' ? undefined : text;
           if (isJson && text !== '') {

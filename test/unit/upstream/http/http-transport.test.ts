@@ -23,6 +23,14 @@ function answer(req: IncomingMessage, res: ServerResponse) {
     res.writeHead(200, { 'content-type': 'application/json' });
     for (let i = 0; i < 6; i += 1) res.write(`"${'y'.repeat(4_000)}"`);
     res.end();
+  } else if (req.url?.startsWith('/split')) {
+    // One answer in two writes, the second apart in time (two chunks at the client), with a
+    // three-byte character cut between them.
+    const bytes = Buffer.from(JSON.stringify({ name: 'Zürich – 東京' }));
+    const cut = bytes.indexOf(Buffer.from('東')) + 1;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+    res.write(bytes.subarray(0, cut));
+    setTimeout(() => res.end(bytes.subarray(cut)), 50);
   } else if (req.url?.startsWith('/reset')) {
     req.socket.destroy();
   } else if (req.url?.startsWith('/slow')) {
@@ -106,6 +114,13 @@ describe('http transport', () => {
       kind: 'refused',
     });
     expect(seen.length).toBe(before);
+    await client.close();
+  });
+
+  it('decodes an answer read in several chunks as one text (a character cut between two)', async () => {
+    const client = upstream();
+    const response = await client.request({ method: 'GET', route: '/split', credential });
+    expect(response.data).toEqual({ name: 'Zürich – 東京' });
     await client.close();
   });
 
