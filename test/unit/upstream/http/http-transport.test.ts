@@ -12,6 +12,10 @@ let server: Server;
 let base: string;
 const seen: IncomingMessage[] = [];
 
+/** What `/split` answers, in two chunks; and how the test ends it once the first has arrived. */
+const SPLIT_ANSWER = { name: 'Zürich – 東京' };
+let endSplit: (() => void) | undefined;
+
 /** The upstream's routes: what each path answers. */
 function answer(req: IncomingMessage, res: ServerResponse) {
   seen.push(req);
@@ -24,13 +28,13 @@ function answer(req: IncomingMessage, res: ServerResponse) {
     for (let i = 0; i < 6; i += 1) res.write(`"${'y'.repeat(4_000)}"`);
     res.end();
   } else if (req.url?.startsWith('/split')) {
-    // One answer in two writes, the second apart in time (two chunks at the client), with a
-    // three-byte character cut between them.
-    const bytes = Buffer.from(JSON.stringify({ name: 'Zürich – 東京' }));
+    // One answer in two writes with a three-byte character cut between them; the second is written
+    // once the client has received the first (the test ends it), so the client reads two chunks.
+    const bytes = Buffer.from(JSON.stringify(SPLIT_ANSWER));
     const cut = bytes.indexOf(Buffer.from('東')) + 1;
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
     res.write(bytes.subarray(0, cut));
-    setTimeout(() => res.end(bytes.subarray(cut)), 50);
+    endSplit = () => res.end(bytes.subarray(cut));
   } else if (req.url?.startsWith('/reset')) {
     req.socket.destroy();
   } else if (req.url?.startsWith('/slow')) {
@@ -119,24 +123,32 @@ describe('http transport', () => {
 
   it('decodes an answer read in several chunks as one text (a character cut between two)', async () => {
     const client = upstream();
-    const response = await client.request({ method: 'GET', route: '/split', credential });
-    expect(response.data).toEqual({ name: 'Zürich – 東京' });
-    await client.close();
+    let chunks = 0;
+    const onChunk = (message: unknown) => {
+      const { request } = message as { request: { path: string } };
+      if (request.path !== '/split') return;
+      chunks += 1;
+      if (chunks === 1) endSplit?.();
+    };
+    subscribe('undici:request:bodyChunkReceived', onChunk);
+    try {
+      const response = await client.request({ method: 'GET', route: '/split', credential });
+      expect(chunks).toBe(2);
+      expect(response.data).toEqual(SPLIT_ANSWER);
+    } finally {
+      unsubscribe('undici:request:bodyChunkReceived', onChunk);
+      await client.close();
+    }
   });
 
-  it('caps the response body size', async () => {
+  it.each([
+    ['with a declared length over the cap', '/big'],
+    ['with no declared length, while it streams in', '/stream'],
+  ])('caps the response body size: a body %s', async (_case, route) => {
     const client = upstream();
-    await expect(
-      client.request({ method: 'GET', route: '/big', credential }),
-    ).rejects.toMatchObject({ kind: 'too-large' });
-    await client.close();
-  });
-
-  it('caps a body with no declared length while it streams in', async () => {
-    const client = upstream();
-    await expect(
-      client.request({ method: 'GET', route: '/stream', credential }),
-    ).rejects.toMatchObject({ kind: 'too-large' });
+    await expect(client.request({ method: 'GET', route, credential })).rejects.toMatchObject({
+      kind: 'too-large',
+    });
     await client.close();
   });
 
